@@ -1,0 +1,187 @@
+"""Every error agent_explorer raises, in one module so callers can catch by class or by `.code`.
+
+Each class carries a stable `code` string (safe to match on across versions) and keyword
+context attributes; messages say what went wrong, where, and what to do about it.
+
+    AgentError                              code: given per raise (e.g. "missing-thread-id")
+    ├── AgentEventLogConflictError          "event-log-conflict"    thread_id, expected_index, actual_length
+    ├── AgentReplayDivergenceError          "replay-divergence"     event_id, index, kind, expected_hash, actual_hash
+    ├── AgentMachineVersionMismatchError    "machine-version-mismatch"
+    ├── AgentSnapshotDivergedError          "snapshot-diverged"
+    ├── AgentInvalidEventPayloadError       "invalid-event-payload"
+    ├── NonSerializableAgentEventError      "non-serializable"      path
+    ├── AgentLogFormatError                 "log-format"            line, truncated, valid_entries
+    ├── MachineConfigError                  "invalid-machine-config" path
+    ├── AgentStoreBusyError                 "store-busy"            (retryable: a lock was not had in time)
+    └── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "AgentError",
+    "AgentEventLogConflictError",
+    "AgentReplayDivergenceError",
+    "AgentMachineVersionMismatchError",
+    "AgentSnapshotDivergedError",
+    "AgentInvalidEventPayloadError",
+    "NonSerializableAgentEventError",
+    "AgentLogFormatError",
+    "MachineConfigError",
+    "AgentStoreBusyError",
+    "AgentStoreError",
+]
+
+
+class AgentError(Exception):
+    """Base of every agent_explorer error; `code` is stable, the message is for people."""
+
+    code: str = "agent-error"
+
+    def __init__(self, message: str = "", *, code: str | None = None, **context: Any) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        for key, value in context.items():
+            setattr(self, key, value)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self) -> Any:  # keep context attributes across pickling (multiprocessing)
+        return (_rebuild_error, (type(self), self.message, self.__dict__.copy()))
+
+
+def _rebuild_error(cls: type[AgentError], message: str, state: dict[str, Any]) -> AgentError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(state)
+    return error
+
+
+class AgentEventLogConflictError(AgentError):
+    """A writer's expected_index is not the thread's length: another writer got there first."""
+
+    code = "event-log-conflict"
+
+    def __init__(
+        self,
+        thread_id: str,
+        expected_index: int,
+        actual_length: int,
+        message: str | None = None,
+    ) -> None:
+        super().__init__(
+            message
+            or (
+                f"Append to thread {thread_id!r} expected index {expected_index}, but the thread "
+                f"has {actual_length} entries: another writer appended first. Re-read the thread "
+                f"and retry from index {actual_length}."
+            ),
+            thread_id=thread_id,
+            expected_index=expected_index,
+            actual_length=actual_length,
+        )
+
+    @property
+    def actual_index(self) -> int:
+        """The seeds' name for the same number (the next index the thread expects)."""
+        return self.actual_length
+
+
+class AgentReplayDivergenceError(AgentError):
+    """Replay derived a different state than the one the log recorded (or, strict, no hash)."""
+
+    code = "replay-divergence"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        event_id: str | None,
+        index: int,
+        kind: str,
+        expected_hash: str | None = None,
+        actual_hash: str | None = None,
+        event: Any = None,
+    ) -> None:
+        super().__init__(
+            message,
+            event_id=event_id,
+            index=index,
+            kind=kind,
+            expected_hash=expected_hash,
+            actual_hash=actual_hash,
+            event=event,
+        )
+
+
+class AgentMachineVersionMismatchError(AgentError):
+    """An entry was recorded by another machine id or version than the one replaying it."""
+
+    code = "machine-version-mismatch"
+
+
+class AgentSnapshotDivergedError(AgentError):
+    """A cached snapshot disagrees with the state its log replays to; drop the cache."""
+
+    code = "snapshot-diverged"
+
+
+class AgentInvalidEventPayloadError(AgentError):
+    """A payload off the wire is not a valid event for this machine (answer it with a 400)."""
+
+    code = "invalid-event-payload"
+
+
+class NonSerializableAgentEventError(AgentError):
+    """A value is not strict JSON; `path` names where (e.g. `event.items[3].when`)."""
+
+    code = "non-serializable"
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(message, path=path)
+
+
+class AgentLogFormatError(AgentError):
+    """A log file or entry is malformed; `line` is 1-based where known."""
+
+    code = "log-format"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        truncated: bool = False,
+        valid_entries: int | None = None,
+        index: int | None = None,
+    ) -> None:
+        super().__init__(
+            message, line=line, truncated=truncated, valid_entries=valid_entries, index=index
+        )
+
+
+class MachineConfigError(AgentError):
+    """A machine config is invalid; `path` names the state (e.g. `#agent.thinking`)."""
+
+    code = "invalid-machine-config"
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message, path=path)
+
+
+class AgentStoreBusyError(AgentError):
+    """The store's write lock could not be had in time. Retryable; nothing was written."""
+
+    code = "store-busy"
+    retryable = True
+
+
+class AgentStoreError(AgentError):
+    """A storage failure that is not a concurrency conflict (unreachable, corrupt, refused)."""
+
+    code = "store-error"
