@@ -1,0 +1,89 @@
+"""The public surface is the contract of shared/API.md: every name it shows importable from the top level.
+
+The list is read from API.md itself when the shared folder sits beside the checkout (as in development and
+CI), so a name added to the contract fails here until it is exported; a pinned copy covers a lone checkout.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import agent_explorer
+
+API_MD = Path(__file__).resolve().parents[2] / "shared" / "API.md"
+
+PINNED = {
+    # §1 engine
+    "setup", "create_machine", "assign", "raise_", "send_to", "emit", "cancel", "log", "spawn_child",
+    "stop_child", "from_promise", "and_", "or_", "not_", "state_in", "initial_transition", "transition",
+    # §2 log
+    "init_entry", "create_replay_entry", "replay", "verify_log", "compare_machines", "diff_snapshots",
+    "Timeline", "fork_event_log", "get_usage_from_events", "get_log_execution_id",
+    "assert_json_serializable", "assert_agent_log_entry", "state_hash", "read_log", "write_log",
+    # §3 stores
+    "create_in_memory_event_log_store", "SqliteEventLogStore", "PostgresEventLogStore",
+    "assert_event_log_store_conformance",
+    # §4 runtime
+    "setup_agent", "create_text_logic", "create_decision_logic", "ScriptedModel", "run_agent",
+    "parse_agent_event",
+    # §5 errors
+    "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError",
+    "AgentMachineVersionMismatchError", "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError",
+    "NonSerializableAgentEventError", "AgentLogFormatError",
+    # §6 explorer
+    "Explorer",
+}
+
+
+def names_in_api_md(text: str) -> set[str]:
+    """Names in `from agent_explorer import (...)` blocks, store constructors, and the errors section."""
+    names: set[str] = set()
+    blocks = re.findall(r"from agent_explorer import \(([^)]*)\)", text)
+    blocks += re.findall(r"from agent_explorer import ([^(\n]+)\n", text)
+    for block in blocks:
+        names.update(n.strip() for n in block.replace("\n", ",").split(",") if n.strip().isidentifier())
+    names.update(re.findall(r"\b(create_in_memory_event_log_store|\w+EventLogStore)\(", text))
+    names.update(re.findall(r"\bawait (assert_event_log_store_conformance)\(", text))
+    errors = text.split("## 5. Errors", 1)[1].split("## 6.", 1)[0]
+    names.update(re.findall(r"`(\w*Error)`", errors))
+    return names
+
+
+def contract() -> set[str]:
+    if API_MD.exists():
+        return names_in_api_md(API_MD.read_text(encoding="utf-8")) | PINNED
+    return PINNED
+
+
+@pytest.mark.parametrize("name", sorted(contract()))
+def test_public_name_is_exported(name: str) -> None:
+    assert hasattr(agent_explorer, name), f"agent_explorer.{name} (shared/API.md) is not exported"
+    assert name in agent_explorer.__all__, f"{name} is exported but missing from __all__"
+
+
+def test_all_names_resolve() -> None:
+    missing = [n for n in agent_explorer.__all__ if not hasattr(agent_explorer, n)]
+    assert not missing, f"__all__ names that do not resolve: {missing}"
+
+
+def test_api_md_parser_finds_the_contract() -> None:
+    if not API_MD.exists():
+        pytest.skip("shared/API.md is not beside this checkout")
+    found = names_in_api_md(API_MD.read_text(encoding="utf-8"))
+    assert PINNED <= found | {"Explorer", "SqliteEventLogStore", "PostgresEventLogStore"}, PINNED - found
+
+
+def test_errors_carry_stable_codes() -> None:
+    codes = {
+        "AgentEventLogConflictError": "event-log-conflict",
+        "AgentSnapshotDivergedError": "snapshot-diverged",
+        "AgentInvalidEventPayloadError": "invalid-event-payload",
+        "AgentLogFormatError": "log-format",
+    }
+    for name, code in codes.items():
+        cls = getattr(agent_explorer, name)
+        assert cls.code == code
+        assert issubclass(cls, agent_explorer.AgentError)
