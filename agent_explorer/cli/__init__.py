@@ -1,0 +1,89 @@
+"""`agent-explorer`: verify, show, fork and move recorded runs; open the explorer.
+
+Every failure a user can cause (a missing file, a garbled log, an unknown machine, an unreachable database)
+ends as one line on stderr and a non-zero exit, never a traceback. Exit codes: 0 success, 1 the log does
+not verify, 2 bad input or environment.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from ..errors import AgentError
+from . import commands
+
+__all__ = ["main", "build_parser"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-explorer",
+        description="Open, scrub, verify and rewrite recorded runs of statechart-driven agents.",
+        epilog="LOG is a JSONL/JSON file or STORE_URL#thread (sqlite:///runs.db#t, postgresql://…#t).",
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+
+    verify = verbs.add_parser("verify", help="replay a log and check every entry's stateHash")
+    verify.add_argument("log", metavar="LOG")
+    verify.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef)")
+    verify.add_argument("--strict", action="store_true", help="require a stateHash on every entry")
+    verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
+    verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
+    verify.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    verify.set_defaults(run=commands.verify)
+
+    show = verbs.add_parser("show", help="print a log as a table")
+    show.add_argument("log", metavar="LOG")
+    show.add_argument("--type", dest="event_type", help="only events of this type (a trailing * matches a prefix)")
+    show.add_argument("--grep", help="only entries whose JSON contains this text")
+    show.add_argument("--from", dest="start", type=int, default=0, help="first index to show")
+    show.add_argument("--limit", type=int, default=50, help="at most this many rows (0: all)")
+    show.set_defaults(run=commands.show)
+
+    threads = verbs.add_parser("threads", help="list the threads of a store with their lengths")
+    threads.add_argument("--store", required=True, metavar="URL")
+    threads.add_argument("--limit", type=int, default=100)
+    threads.add_argument("--offset", type=int, default=0)
+    threads.set_defaults(run=commands.threads)
+
+    fork = verbs.add_parser("fork", help="copy the prefix [0, AT) of a log to a new thread or file")
+    fork.add_argument("log", metavar="LOG")
+    fork.add_argument("dest", metavar="DEST", help="new thread id (for a store LOG) or new file")
+    fork.add_argument("--at", type=int, required=True, help="entries before this index are kept")
+    fork.set_defaults(run=commands.fork)
+
+    for name, text in (("export", "copy a log to a file or another store"), ("import", "same as export")):
+        move = verbs.add_parser(name, help=text)
+        move.add_argument("source", metavar="SOURCE", help="file or STORE_URL#thread")
+        move.add_argument("dest", metavar="DEST", help="new file or STORE_URL#new-thread")
+        move.set_defaults(run=commands.copy)
+
+    for name in ("open", "lab"):
+        lab = verbs.add_parser(name, help="open JupyterLab on the explorer notebook with the sample store")
+        lab.add_argument("--port", type=int, default=8888)
+        lab.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
+        lab.add_argument("--notebook", default="01_explore_a_run.ipynb", help="notebook in notebooks/ to open")
+        lab.set_defaults(run=commands.open_lab)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args) or 0)
+    except AgentError as error:
+        print(f"agent-explorer: error [{error.code}]: {error.message}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"agent-explorer: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
+              file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("agent-explorer: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

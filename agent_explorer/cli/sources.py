@@ -1,0 +1,123 @@
+"""Where a log comes from or goes to on the command line: a file (JSONL / JSON array) or `STORE_URL#thread`.
+
+`sqlite:///runs.db#session-1`, `postgresql://user@host/db#session-1` and `memory:#t` name a thread in a store;
+anything else is a file path. This module only resolves and moves entries; it never alters what it reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import AgentError
+
+STORE_SCHEMES = ("sqlite:", "postgresql:", "postgres:", "memory:")
+
+
+@dataclass(frozen=True)
+class LogSource:
+    """A parsed LOG argument: a file, or a thread in a store."""
+
+    path: Path | None = None
+    store_url: str | None = None
+    thread_id: str | None = None
+
+    @property
+    def is_store(self) -> bool:
+        return self.store_url is not None
+
+    def describe(self) -> str:
+        return f"{self.store_url}#{self.thread_id}" if self.is_store else str(self.path)
+
+
+def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
+    if text.startswith(STORE_SCHEMES):
+        url, sep, thread = text.partition("#")
+        if thread_required and (not sep or not thread):
+            raise AgentError(
+                f"{text!r} names a store but no thread: add '#<thread id>' (e.g. {url}#session-1)",
+                code="invalid-argument",
+            )
+        return LogSource(store_url=url, thread_id=thread or None)
+    return LogSource(path=Path(text))
+
+
+def run_sync(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+async def _with_store(url: str, fn: Any) -> Any:
+    from ..stores.urls import open_store
+
+    store = open_store(url)
+    try:
+        return await fn(store)
+    finally:
+        close = getattr(store, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def load_entries(source: LogSource, *, on_truncated: str = "error") -> list[dict[str, Any]]:
+    """Read every entry of a file or a store thread (a missing thread is an error, not an empty log)."""
+    if not source.is_store:
+        from ..log.files import read_log
+
+        assert source.path is not None
+        if not source.path.exists():
+            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+        return list(read_log(source.path, on_truncated=on_truncated))
+
+    async def read(store: Any) -> list[dict[str, Any]]:
+        entries = await store.read(source.thread_id)
+        if not entries:
+            raise AgentError(
+                f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
+                code="thread-not-found",
+            )
+        return list(entries)
+
+    assert source.store_url is not None
+    return run_sync(_with_store(source.store_url, read))
+
+
+def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
+    """Write a whole log to a new file or an empty store thread; never overwrites what exists."""
+    if not dest.is_store:
+        from ..log.files import write_log
+
+        assert dest.path is not None
+        if dest.path.exists():
+            raise AgentError(f"{dest.path} already exists; choose another file name", code="file-exists")
+        write_log(dest.path, entries)
+        return len(entries)
+
+    async def write(store: Any) -> int:
+        length = await store.length(dest.thread_id)
+        if length:
+            raise AgentError(
+                f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; "
+                "import into a new thread id",
+                code="thread-not-empty",
+            )
+        return int(await store.append(thread_id=dest.thread_id, expected_index=0, entries=entries))
+
+    assert dest.store_url is not None
+    return run_sync(_with_store(dest.store_url, write))
+
+
+def list_threads(url: str, limit: int, offset: int) -> list[Any]:
+    async def threads(store: Any) -> list[Any]:
+        return list(await store.list_threads(limit=limit, offset=offset))
+
+    return run_sync(_with_store(url, threads))
+
+
+def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None:
+    async def fork(store: Any) -> None:
+        await store.fork(thread_id=source.thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index)
+
+    assert source.store_url is not None
+    run_sync(_with_store(source.store_url, fork))
