@@ -1,0 +1,77 @@
+"""Fixtures of the differential suite: the XState oracle, run once per session in one Node process.
+
+Job: find the scenario twins, run every JS twin through XState's pure API in a single `node`
+process, hand the record to the tests. It never judges the engine (the tests do) and never
+spawns Node per scenario or per step (Node start-up alone is ~100 ms).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+NODE_DIR = REPO / "tests" / "node"
+XSTATE_DIR = NODE_DIR / "xstate"
+JS_SCENARIOS = XSTATE_DIR / "scenarios"
+PY_SCENARIOS = HERE / "scenarios"
+RUNNER = XSTATE_DIR / "run.mjs"
+PINNED_XSTATE = "5.33.3"
+
+
+def scenario_names() -> list[str]:
+    """Every scenario that has a JS or a Python twin (a missing twin is a failing test, not a gap)."""
+    js = {p.stem for p in JS_SCENARIOS.glob("*.mjs")}
+    py = {p.stem for p in PY_SCENARIOS.glob("*.py") if not p.stem.startswith("_")}
+    return sorted(js | py)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "scenario" in metafunc.fixturenames:
+        names = scenario_names()
+        metafunc.parametrize("scenario", names, ids=names)
+
+
+def _unavailable(reason: str) -> None:
+    """Skip locally, but in CI a missing oracle is a broken build, never a silent pass."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(f"differential oracle unavailable in CI: {reason}", pytrace=False)
+    pytest.skip(f"differential oracle unavailable: {reason}")
+
+
+@pytest.fixture(scope="session")
+def xstate_oracle() -> dict[str, Any]:
+    """Run all JS scenarios through XState once; returns {"xstate": version, "scenarios": {...}}."""
+    node = shutil.which("node")
+    if node is None:
+        _unavailable("`node` is not on PATH (install Node 20+)")
+    if not (NODE_DIR / "node_modules" / "xstate" / "package.json").is_file():
+        _unavailable(f"{NODE_DIR}/node_modules is missing: run `npm ci` in {NODE_DIR}")
+    names = sorted(p.stem for p in JS_SCENARIOS.glob("*.mjs"))
+    proc = subprocess.run(
+        [str(node), str(RUNNER), *names],
+        cwd=XSTATE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if proc.returncode != 0:
+        pytest.fail(
+            f"XState runner {RUNNER} exited {proc.returncode}:\n{proc.stderr[-4000:]}", pytrace=False
+        )
+    record: dict[str, Any] = json.loads(proc.stdout)
+    if record.get("xstate") != PINNED_XSTATE:
+        pytest.fail(
+            f"the oracle must be xstate {PINNED_XSTATE} (tests/node/package.json), "
+            f"found {record.get('xstate')}: run `npm ci` in {NODE_DIR}",
+            pytrace=False,
+        )
+    return record

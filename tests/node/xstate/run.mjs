@@ -1,0 +1,125 @@
+// Differential oracle: runs scenario machines through XState's pure API and prints what it saw.
+//
+// Usage: node run.mjs <scenario> [<scenario> ...]   (names of files in ./scenarios, without .mjs)
+// Prints ONE JSON document on stdout: {"xstate": version, "scenarios": {name: {...}}}.
+// It never decides pass/fail: the Python differential suite compares its own engine to this record.
+// A scenario that fails to load or run is reported as {"loadError": message} so the others still run.
+import { initialTransition, transition } from 'xstate';
+import canonicalize from 'canonicalize';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+const here = new URL('.', import.meta.url);
+const xstateVersion = JSON.parse(
+  readFileSync(new URL('../node_modules/xstate/package.json', here), 'utf8'),
+).version;
+
+// JSON round trip: what a log or a hash would see (undefined keys vanish, Error objects become {}).
+const json = (value) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+
+const orNull = (value) => (value === undefined ? null : json(value));
+
+// Errors are compared by message: the persisted form of a JS Error is {} and says nothing.
+const normError = (error) => {
+  if (error === undefined) return null;
+  if (error instanceof Error) return { message: error.message };
+  return json(error);
+};
+
+// The executable actions XState's pure API returned, reduced to JSON the Python side can rebuild.
+// Built-ins keep the fields that mean something to a host; every key is present (null when unset).
+const normAction = ({ type, params: p }) => {
+  switch (type) {
+    case 'xstate.raise':
+      return { type, params: { event: orNull(p.event), id: orNull(p.id), delay: orNull(p.delay) } };
+    case 'xstate.cancel':
+      return { type, params: { id: orNull(p.sendId) } };
+    case 'xstate.spawnChild':
+      return {
+        type,
+        params: {
+          id: orNull(p.id),
+          src: typeof p.src === 'string' ? p.src : '(logic)',
+          input: orNull(p.input),
+        },
+      };
+    case 'xstate.stopChild': // params is the resolved child actor (or undefined if none)
+      return { type, params: { id: p ? p.id : null } };
+    case 'xstate.sendTo':
+      return {
+        type,
+        params: {
+          to: typeof p.to === 'string' ? p.to : p.to ? p.to.id : null,
+          event: orNull(p.event),
+          delay: orNull(p.delay),
+          id: orNull(p.id),
+        },
+      };
+    case 'xstate.emit':
+      return { type, params: { event: orNull(p.event) } };
+    case 'xstate.log':
+      return { type, params: { value: orNull(p.value), label: orNull(p.label) } };
+    default:
+      return { type, params: orNull(p) };
+  }
+};
+
+const hashOf = (persisted) => createHash('sha256').update(canonicalize(persisted)).digest('hex');
+
+const record = (machine, snapshot, actions, scenario) => {
+  const persisted = json(machine.getPersistedSnapshot(snapshot));
+  return {
+    persisted,
+    hash: hashOf(persisted),
+    status: snapshot.status,
+    value: json(snapshot.value),
+    output: orNull(snapshot.output),
+    error: normError(snapshot.error),
+    tags: [...snapshot.tags].sort(),
+    actions: actions.map(normAction),
+    can: (scenario.can ?? []).map((event) => snapshot.can(event)),
+    matches: (scenario.matches ?? []).map((value) => snapshot.matches(value)),
+  };
+};
+
+const runScenario = (scenario) => {
+  const { machine, input, events = [] } = scenario;
+  const steps = [];
+  let snapshot;
+  let actions;
+  try {
+    [snapshot, actions] =
+      input === undefined ? initialTransition(machine) : initialTransition(machine, input);
+  } catch (error) {
+    return { input: orNull(input), events, initialThrew: String(error?.message ?? error), steps };
+  }
+  steps.push({ event: null, ...record(machine, snapshot, actions, scenario) });
+  for (const event of events) {
+    try {
+      const [next, nextActions] = transition(machine, snapshot, event);
+      snapshot = next;
+      steps.push({ event, ...record(machine, snapshot, nextActions, scenario) });
+    } catch (error) {
+      // The caller keeps its previous snapshot; the next event is sent to that one.
+      steps.push({ event, threw: String(error?.message ?? error) });
+    }
+  }
+  return {
+    input: orNull(input),
+    events,
+    can: scenario.can ?? [],
+    matches: scenario.matches ?? [],
+    steps,
+  };
+};
+
+const out = { xstate: xstateVersion, scenarios: {} };
+for (const name of process.argv.slice(2)) {
+  try {
+    const scenario = await import(new URL(`./scenarios/${name}.mjs`, here).href);
+    out.scenarios[name] = runScenario(scenario);
+  } catch (error) {
+    out.scenarios[name] = { loadError: String(error?.stack ?? error) };
+  }
+}
+process.stdout.write(JSON.stringify(out));
