@@ -47,7 +47,7 @@ def build() -> Any:
                 "locked": {
                     "on": {
                         "UNLOCK": "main.back",
-                        "UNLOCK_REGIONS": ["#app.main.view.zoom.h", "#app.main.view.panel.h"],
+                        "UNLOCK_REGIONS": {"target": ["#app.main.view.zoom.h", "#app.main.view.panel.h"]},
                         "UNLOCK_FRESH": "main",
                     },
                 },

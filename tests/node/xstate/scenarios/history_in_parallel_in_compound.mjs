@@ -37,7 +37,7 @@ export const machine = setup({ actions: { enterZoomed: () => {} } }).createMachi
     locked: {
       on: {
         UNLOCK: 'main.back',
-        UNLOCK_REGIONS: ['#app.main.view.zoom.h', '#app.main.view.panel.h'],
+        UNLOCK_REGIONS: { target: ['#app.main.view.zoom.h', '#app.main.view.panel.h'] },
         UNLOCK_FRESH: 'main',
       },
     },
@@ -53,6 +53,8 @@ export const events = [
   { type: 'PANEL' },
   { type: 'LOCK' },
   { type: 'UNLOCK_FRESH' },
+  { type: 'ZOOM' },
+  { type: 'PANEL' },
   { type: 'LOCK' },
   { type: 'UNLOCK_REGIONS' },
 ];
