@@ -1,0 +1,403 @@
+"""The event-log store contract: the abstract `EventLogStore` and the checks every backend shares.
+
+Backends (memory, SQLite, PostgreSQL) subclass `EventLogStore` and only move prepared JSON text in and
+out of their storage; argument checks, entry validation and encoding happen here, once, before any
+backend sees a value. This module never touches storage itself.
+
+Limits (the same for every store, so a log that fits one fits all):
+
+- thread ids: non-empty `str`, at most `MAX_THREAD_ID_BYTES` UTF-8 bytes, no NUL, no lone surrogates
+  (PostgreSQL `text` cannot hold NUL, and btree keys must stay well under a page);
+- entry ids: the same rules with `MAX_ENTRY_ID_BYTES`;
+- one entry's JSON text: at most `MAX_ENTRY_BYTES` (64 MiB) UTF-8 bytes; one batch: at most
+  `MAX_BATCH_BYTES` (256 MiB) and `MAX_BATCH_ENTRIES` entries;
+- indices: `int` (never `bool`), 0 <= index < 2**63 (a SQL `bigint`).
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import json
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple, TypeVar
+
+import orjson
+
+from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
+
+__all__ = [
+    "EventLogStore",
+    "PreparedEntry",
+    "ThreadInfo",
+    "SyncStore",
+    "MAX_THREAD_ID_BYTES",
+    "MAX_ENTRY_ID_BYTES",
+    "MAX_ENTRY_BYTES",
+    "MAX_BATCH_BYTES",
+    "MAX_BATCH_ENTRIES",
+    "MAX_INDEX",
+    "check_thread_id",
+    "check_index",
+    "check_window",
+    "prepare_batch",
+    "parse_entry_text",
+    "parse_entry_texts",
+    "duplicate_id_error",
+    "fork_range_error",
+]
+
+MAX_THREAD_ID_BYTES = 1024
+MAX_ENTRY_ID_BYTES = 1024
+MAX_ENTRY_BYTES = 64 * 1024 * 1024
+MAX_BATCH_BYTES = 256 * 1024 * 1024
+MAX_BATCH_ENTRIES = 100_000
+MAX_INDEX = 2**63 - 1
+
+T = TypeVar("T")
+
+
+class ThreadInfo(NamedTuple):
+    """One row of `list_threads`: a thread id and its length (the next expected index)."""
+
+    thread_id: str
+    length: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedEntry:
+    """A validated entry ready for storage: its position, its id and its exact JSON text."""
+
+    index: int
+    id: str
+    text: str
+
+
+def _invalid(message: str, **context: Any) -> AgentError:
+    return AgentError(message, code="invalid-argument", **context)
+
+
+def _check_key_text(value: Any, what: str, limit: int) -> str:
+    """Ids are bound as SQL parameters; refuse what a backend could not store verbatim."""
+    if not isinstance(value, str):
+        raise _invalid(f"{what} must be a str, got {type(value).__name__}: {value!r:.80}")
+    if not value:
+        raise _invalid(f"{what} must not be empty")
+    if "\x00" in value:
+        raise _invalid(f"{what} {value!r:.80} contains a NUL character, which stores cannot hold")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise _invalid(f"{what} {value!r:.80} contains a lone surrogate (not valid Unicode text)") from None
+    if size > limit:
+        raise _invalid(f"{what} is {size} UTF-8 bytes long; the limit is {limit} bytes")
+    return value
+
+
+def check_thread_id(thread_id: Any, what: str = "thread_id") -> str:
+    """Return `thread_id` if every store can hold it verbatim, else raise AgentError(invalid-argument)."""
+    return _check_key_text(thread_id, what, MAX_THREAD_ID_BYTES)
+
+
+def check_index(value: Any, what: str, *, minimum: int = 0) -> int:
+    """An index is a plain int in [minimum, 2**63): bools, floats and huge ints are caller bugs."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _invalid(f"{what} must be an int, got {type(value).__name__}: {value!r:.80}")
+    if value < minimum or value > MAX_INDEX:
+        raise _invalid(f"{what} must be in [{minimum}, 2**63), got {value}")
+    return value
+
+
+def check_window(from_index: Any, to_index: Any, limit: Any) -> tuple[int, int | None]:
+    """Normalise a read window to `[from_index, stop)`; `stop` None means 'to the end'."""
+    start = check_index(from_index, "from_index")
+    stop: int | None = None
+    if to_index is not None:
+        stop = check_index(to_index, "to_index")
+    if limit is not None:
+        count = check_index(limit, "limit")
+        stop = min(stop, start + count) if stop is not None else start + count
+    if stop is not None:
+        stop = max(stop, start)
+    return start, stop
+
+
+def _validators() -> tuple[Callable[..., None], Callable[..., None]]:
+    # Imported lazily: the log layer sits below the stores, but importing it at module load would make
+    # `agent_explorer.stores` pay for the whole log package even for a plain `open_store` call.
+    from ..log.entries import assert_agent_log_entry
+    from ..log.jsonvalue import assert_json_serializable
+
+    return assert_agent_log_entry, assert_json_serializable
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key!r}")
+            seen.add(key)
+    return result
+
+
+def parse_entry_text(text: str | bytes, *, position: int = 0) -> tuple[str, dict[str, Any]]:
+    """Strictly parse one entry's JSON text; return it as `str` (unchanged) and as a dict.
+
+    Strict means: no NaN/Infinity, no duplicate keys (jsonb would silently keep one), one line (so
+    JSONL export can write the text verbatim), and a JSON object at the top.
+    """
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise AgentLogFormatError(
+                f"entry text at batch position {position} is not valid UTF-8: {error}", index=position
+            ) from None
+    if "\n" in text or "\r" in text:
+        raise AgentLogFormatError(
+            f"entry text at batch position {position} spans several lines; store one-line JSON text",
+            index=position,
+        )
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
+    except ValueError as error:
+        raise AgentLogFormatError(
+            f"entry text at batch position {position} is not strict JSON: {error}", index=position
+        ) from None
+    if not isinstance(value, dict):
+        raise AgentLogFormatError(
+            f"entry text at batch position {position} is a JSON {type(value).__name__}, not an object",
+            index=position,
+        )
+    return text, value
+
+
+def parse_entry_texts(texts: Iterable[str]) -> list[dict[str, Any]]:
+    """Parse stored JSON text (already validated on the way in) into fresh dicts."""
+    loads = orjson.loads
+    return [loads(text) for text in texts]
+
+
+def prepare_batch(
+    thread_id: Any, expected_index: Any, entries: Any
+) -> tuple[str, int, list[PreparedEntry]]:
+    """Check every argument and entry of an append, and encode the entries, before any storage call.
+
+    Entries are dicts (encoded here with orjson: compact, keys in the given order, UTF-8, NUL as
+    `\\u0000`) or JSON text (`str`/`bytes`, stored exactly as given after a strict parse). Any problem
+    raises before a backend is touched, so a rejected append writes nothing.
+    """
+    thread_id = check_thread_id(thread_id)
+    expected_index = check_index(expected_index, "expected_index")
+    if isinstance(entries, (str, bytes, Mapping)) or not isinstance(entries, Sequence):
+        raise _invalid(f"entries must be a list of entries, got {type(entries).__name__}")
+    if len(entries) > MAX_BATCH_ENTRIES:
+        raise _invalid(f"a batch holds at most {MAX_BATCH_ENTRIES} entries, got {len(entries)}")
+    if expected_index + len(entries) > MAX_INDEX:
+        raise _invalid(f"appending {len(entries)} entries at {expected_index} would pass index 2**63 - 1")
+    if not entries:
+        return thread_id, expected_index, []
+    assert_agent_log_entry, assert_json_serializable = _validators()
+    prepared: list[PreparedEntry] = []
+    ids: set[str] = set()
+    total = 0
+    for position, item in enumerate(entries):
+        want = expected_index + position
+        if isinstance(item, (str, bytes, bytearray, memoryview)):
+            text, entry = parse_entry_text(item, position=position)
+        elif isinstance(item, Mapping):
+            entry = item  # type: ignore[assignment]
+            text = ""
+        else:
+            raise AgentLogFormatError(
+                f"entry at batch position {position} is a {type(item).__name__}, not an entry dict or JSON text",
+                index=position,
+            )
+        assert_json_serializable(entry, path=f"entries[{position}]")
+        assert_agent_log_entry(entry, index=want)
+        index = entry.get("index")
+        if isinstance(index, bool) or not isinstance(index, int) or index != want:
+            raise AgentLogFormatError(
+                f"entry at batch position {position} has index {index!r}, expected {want}: indices must be "
+                f"contiguous from expected_index {expected_index}",
+                index=want,
+            )
+        entry_id = _check_key_text(entry.get("id"), f"entry id at index {want}", MAX_ENTRY_ID_BYTES)
+        if entry_id in ids:
+            raise duplicate_id_error(thread_id, entry_id, want, within_batch=True)
+        ids.add(entry_id)
+        if not text:
+            try:
+                text = orjson.dumps(entry).decode("utf-8")
+            except (TypeError, ValueError) as error:  # a backstop; the validators should refuse first
+                raise NonSerializableAgentEventError(
+                    f"entry at index {want} is not strict JSON: {error}", path=f"entries[{position}]"
+                ) from None
+        size = len(text) if text.isascii() else len(text.encode("utf-8"))
+        if size > MAX_ENTRY_BYTES:
+            raise _invalid(f"entry at index {want} is {size} bytes of JSON; the limit is {MAX_ENTRY_BYTES}")
+        total += size
+        if total > MAX_BATCH_BYTES:
+            raise _invalid(f"the batch passes {MAX_BATCH_BYTES} bytes of JSON at index {want}; split it")
+        prepared.append(PreparedEntry(want, entry_id, text))
+    return thread_id, expected_index, prepared
+
+
+def duplicate_id_error(thread_id: str, entry_id: str, index: int, *, within_batch: bool = False) -> AgentError:
+    where = "earlier in the same batch" if within_batch else "already in the thread"
+    return AgentError(
+        f"entry id {entry_id!r} at index {index} of thread {thread_id!r} is {where}; ids are unique per thread",
+        code="duplicate-entry-id",
+        thread_id=thread_id,
+        entry_id=entry_id,
+        index=index,
+    )
+
+
+def fork_range_error(thread_id: str, up_to_index: int, length: int) -> AgentError:
+    return _invalid(
+        f"cannot fork thread {thread_id!r} up to index {up_to_index}: it has {length} entries, and a fork "
+        f"keeps [0, up_to_index) with 1 <= up_to_index <= length (the init entry stays in place)",
+        thread_id=thread_id,
+        up_to_index=up_to_index,
+        length=length,
+    )
+
+
+class EventLogStore(abc.ABC):
+    """An append-only event log per thread, with optimistic concurrency on the thread's length.
+
+    Nothing is ever updated or deleted. Reads return fresh dicts (or the exact JSON text stored).
+    """
+
+    @abc.abstractmethod
+    async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
+        """Atomically add `entries` at `expected_index`; return the new length.
+
+        All or nothing. A stale writer gets AgentEventLogConflictError(thread_id, expected_index,
+        actual_length); an empty batch changes nothing and returns the length (still checked).
+        """
+
+    @abc.abstractmethod
+    async def read_raw(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[str]:
+        """The exact JSON text of entries `[from_index, to_index)` (at most `limit`), in order."""
+
+    async def read(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Entries `[from_index, to_index)` (at most `limit`) as fresh dicts, in index order."""
+        return parse_entry_texts(await self.read_raw(thread_id, from_index, to_index, limit=limit))
+
+    @abc.abstractmethod
+    async def length(self, thread_id: str) -> int:
+        """The thread's next expected index; 0 for a thread never written."""
+
+    @abc.abstractmethod
+    async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        """Copy entries `[0, up_to_index)` verbatim onto the empty `new_thread_id`; return up_to_index.
+
+        The source is untouched; a non-empty target is a conflict; `up_to_index` outside
+        `[1, length]` is AgentError(invalid-argument).
+        """
+
+    @abc.abstractmethod
+    async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        """Threads ordered by id, with their lengths, one page at a time."""
+
+    async def aclose(self) -> None:
+        """Release connections and threads; the store cannot be used afterwards."""
+        portal = self.__dict__.pop("_sync_portal", None)
+        if portal is not None and not portal.is_current():
+            portal.close()  # from the portal's own thread, SyncStore.close finishes the job
+
+    async def __aenter__(self: T) -> T:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    @property
+    def sync(self) -> SyncStore:
+        """Blocking versions of the methods, for notebooks and scripts that have no event loop at hand.
+
+        Calls run on a private event-loop thread owned by this store, so they work inside Jupyter
+        (whose loop is already running). Do not mix with async calls on a PostgreSQL store: its pool
+        belongs to the loop that first used it.
+        """
+        portal = self.__dict__.get("_sync_portal")
+        if portal is None:
+            portal = self.__dict__.setdefault("_sync_portal", _Portal())
+        return SyncStore(self, portal)
+
+
+class _Portal:
+    """A daemon thread running an event loop, to run coroutines from synchronous code."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def run(self, coro: Awaitable[T]) -> T:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="agent-explorer-store-sync", daemon=True)
+                thread.start()
+                self._loop, self._thread = loop, thread
+            loop = self._loop
+        return asyncio.run_coroutine_threadsafe(coro, loop).result()  # type: ignore[arg-type]
+
+    def is_current(self) -> bool:
+        return self._thread is threading.current_thread()
+
+    def close(self) -> None:
+        if self.is_current():
+            return
+        with self._lock:
+            loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
+        if loop is not None and thread is not None:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
+
+
+class SyncStore:
+    """Thin blocking facade over an EventLogStore (see `EventLogStore.sync`)."""
+
+    def __init__(self, store: EventLogStore, portal: _Portal) -> None:
+        self._store = store
+        self._portal = portal
+
+    def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
+        return self._portal.run(self._store.append(thread_id=thread_id, expected_index=expected_index, entries=entries))
+
+    def read(self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None) -> list[dict[str, Any]]:
+        return self._portal.run(self._store.read(thread_id, from_index, to_index, limit=limit))
+
+    def read_raw(self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None) -> list[str]:
+        return self._portal.run(self._store.read_raw(thread_id, from_index, to_index, limit=limit))
+
+    def length(self, thread_id: str) -> int:
+        return self._portal.run(self._store.length(thread_id))
+
+    def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        return self._portal.run(self._store.fork(thread_id=thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index))
+
+    def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        return self._portal.run(self._store.list_threads(limit=limit, offset=offset))
+
+    def close(self) -> None:
+        """Close the store (and this facade's loop thread)."""
+        self._portal.run(self._store.aclose())
+        self._portal.close()

@@ -1,0 +1,112 @@
+"""The in-memory event-log store: the reference semantics every other store is checked against.
+
+Holds each thread as a list of validated JSON texts in this process; never persists anything, and
+never shares a mutable object with callers (reads parse fresh dicts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import AgentEventLogConflictError
+from .base import (
+    EventLogStore,
+    PreparedEntry,
+    ThreadInfo,
+    check_index,
+    check_thread_id,
+    check_window,
+    duplicate_id_error,
+    fork_range_error,
+    prepare_batch,
+)
+
+__all__ = ["InMemoryEventLogStore", "create_in_memory_event_log_store"]
+
+
+class _Thread:
+    __slots__ = ("texts", "ids", "id_list")
+
+    def __init__(self, texts: list[str] | None = None, id_list: list[str] | None = None) -> None:
+        self.texts: list[str] = texts or []
+        self.id_list: list[str] = id_list or []
+        self.ids: set[str] = set(self.id_list)
+
+
+class InMemoryEventLogStore(EventLogStore):
+    """Reference store. Each operation's check-and-commit runs without yielding to the event loop
+    (and under a lock, for callers on other threads), so concurrent tasks see one total order."""
+
+    def __init__(self) -> None:
+        self._threads: dict[str, _Thread] = {}
+        self._lock = threading.Lock()
+
+    async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
+        thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
+        # Yield once, as a real store would on I/O, so concurrent appenders genuinely interleave.
+        await asyncio.sleep(0)
+        with self._lock:
+            return self._commit(thread_id, expected_index, prepared)
+
+    def _commit(self, thread_id: str, expected_index: int, prepared: list[PreparedEntry]) -> int:
+        thread = self._threads.get(thread_id)
+        length = len(thread.texts) if thread else 0
+        if expected_index != length:
+            raise AgentEventLogConflictError(thread_id, expected_index, length)
+        if not prepared:
+            return length
+        if thread is None:
+            thread = self._threads[thread_id] = _Thread()
+        for entry in prepared:
+            if entry.id in thread.ids:
+                raise duplicate_id_error(thread_id, entry.id, entry.index)
+        thread.texts.extend(entry.text for entry in prepared)
+        thread.id_list.extend(entry.id for entry in prepared)
+        thread.ids.update(entry.id for entry in prepared)
+        return len(thread.texts)
+
+    async def read_raw(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[str]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_window(from_index, to_index, limit)
+        with self._lock:
+            thread = self._threads.get(thread_id)
+            return thread.texts[start:stop] if thread else []
+
+    async def length(self, thread_id: str) -> int:
+        thread_id = check_thread_id(thread_id)
+        with self._lock:
+            thread = self._threads.get(thread_id)
+            return len(thread.texts) if thread else 0
+
+    async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        thread_id = check_thread_id(thread_id)
+        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
+        up_to_index = check_index(up_to_index, "up_to_index")
+        await asyncio.sleep(0)
+        with self._lock:
+            source = self._threads.get(thread_id)
+            length = len(source.texts) if source else 0
+            if source is None or not 1 <= up_to_index <= length:
+                raise fork_range_error(thread_id, up_to_index, length)
+            target = self._threads.get(new_thread_id)
+            if target is not None and target.texts:
+                raise AgentEventLogConflictError(new_thread_id, 0, len(target.texts))
+            self._threads[new_thread_id] = _Thread(source.texts[:up_to_index], source.id_list[:up_to_index])
+            return up_to_index
+
+    async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        limit = check_index(limit, "limit")
+        offset = check_index(offset, "offset")
+        with self._lock:
+            names = sorted(name for name, thread in self._threads.items() if thread.texts)
+            return [ThreadInfo(name, len(self._threads[name].texts)) for name in names[offset : offset + limit]]
+
+
+def create_in_memory_event_log_store() -> InMemoryEventLogStore:
+    """A fresh, empty reference store (the baseline of `assert_event_log_store_conformance`)."""
+    return InMemoryEventLogStore()
