@@ -15,7 +15,11 @@ const xstateVersion = JSON.parse(
 ).version;
 
 // JSON round trip: what a log or a hash would see (undefined keys vanish, Error objects become {}).
-const json = (value) => (value === undefined ? null : JSON.parse(JSON.stringify(value)));
+// A value JSON cannot hold at all (a function, undefined) becomes null, as a host would store it.
+const json = (value) => {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : JSON.parse(text);
+};
 
 const orNull = (value) => (value === undefined ? null : json(value));
 
@@ -95,14 +99,17 @@ const runScenario = (scenario) => {
   }
   steps.push({ event: null, ...record(machine, snapshot, actions, scenario) });
   for (const event of events) {
+    let next;
+    let nextActions;
     try {
-      const [next, nextActions] = transition(machine, snapshot, event);
-      snapshot = next;
-      steps.push({ event, ...record(machine, snapshot, nextActions, scenario) });
+      [next, nextActions] = transition(machine, snapshot, event);
     } catch (error) {
       // The caller keeps its previous snapshot; the next event is sent to that one.
       steps.push({ event, threw: String(error?.message ?? error) });
+      continue;
     }
+    snapshot = next;
+    steps.push({ event, ...record(machine, snapshot, nextActions, scenario) });
   }
   return {
     input: orNull(input),
