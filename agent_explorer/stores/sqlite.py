@@ -1,0 +1,310 @@
+"""The SQLite event-log store: one file, WAL, durable by default; the embedded default store.
+
+Every sqlite3 call runs on one worker thread owned by the store (with its own connection), so the event
+loop never waits on disk. Driver errors are translated in one place (`_translate`); this module never
+lets a raw `sqlite3` exception or a "database is locked" reach a caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from ..errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
+from .base import (
+    EventLogStore,
+    PreparedEntry,
+    ThreadInfo,
+    check_index,
+    check_thread_id,
+    check_window,
+    duplicate_id_error,
+    fork_range_error,
+    parse_entry_texts,
+    prepare_batch,
+)
+
+__all__ = ["SqliteEventLogStore", "SYNCHRONOUS_LEVELS", "check_identifier"]
+
+T = TypeVar("T")
+
+SYNCHRONOUS_LEVELS = ("FULL", "EXTRA", "NORMAL")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+_BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
+
+
+def check_identifier(name: Any, what: str) -> str:
+    """A schema or table name is spliced into SQL, so only plain identifiers (<= 40 chars) pass."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise AgentError(
+            f"{what} {name!r} is not a plain SQL identifier: use letters, digits and _ (not first), "
+            f"at most 40 characters",
+            code="invalid-argument",
+        )
+    return name
+
+
+class SqliteEventLogStore(EventLogStore):
+    """An event-log store in one SQLite file, safe for several processes writing at once.
+
+    Durability: the file is in WAL mode with `synchronous=FULL` by default, so every acknowledged
+    append has been fsynced into the WAL before `append` returns and survives power loss.
+    `synchronous="NORMAL"` is an explicit opt-in that fsyncs only at checkpoints: faster, still
+    consistent after an application crash, but a power loss can drop the last acknowledged commits.
+
+    Concurrency: each append takes the write lock up front (`BEGIN IMMEDIATE`), reads the length
+    and inserts, so a stale writer sees the true length and gets AgentEventLogConflictError; waiting
+    writers sleep in SQLite's busy handler up to `busy_timeout` seconds, after which the append
+    fails with the retryable AgentStoreBusyError and writes nothing. Readers never block writers.
+
+    Storage: table `table` (default `agent_event_log`) with `PRIMARY KEY (thread_id, idx)`,
+    `UNIQUE (thread_id, id)`, and each entry's exact JSON text in `body`.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        synchronous: str = "FULL",
+        busy_timeout: float = 10.0,
+        table: str = "agent_event_log",
+    ) -> None:
+        self.path = os.fspath(path)
+        level = str(synchronous).upper()
+        if level not in SYNCHRONOUS_LEVELS:
+            raise AgentError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, got {synchronous!r}", code="invalid-argument")
+        self.synchronous = level
+        if isinstance(busy_timeout, bool) or not isinstance(busy_timeout, (int, float)) or not 0 <= busy_timeout <= 3600:
+            raise AgentError(f"busy_timeout must be seconds in [0, 3600], got {busy_timeout!r}", code="invalid-argument")
+        self.busy_timeout = float(busy_timeout)
+        self.table = check_identifier(table, "table")
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_lock = threading.Lock()
+        self._conn: sqlite3.Connection | None = None  # touched only on the worker thread
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SqliteEventLogStore({self.path!r}, synchronous={self.synchronous!r})"
+
+    # --- plumbing: one worker thread, one connection, one place for driver errors -------------------
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise AgentStoreError(f"{self!r} is closed")
+        with self._executor_lock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-explorer-sqlite")
+            executor = self._executor
+        return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+
+    @contextlib.contextmanager
+    def _translate(self, what: str, on_unique: Callable[[sqlite3.IntegrityError], Exception] | None = None) -> Iterator[None]:
+        """Map sqlite3 errors to the package's errors; the only place this module catches them."""
+        try:
+            yield
+        except sqlite3.IntegrityError as error:
+            if on_unique is not None and "UNIQUE" in str(error):
+                raise on_unique(error) from error
+            raise AgentStoreError(f"SQLite refused {what} in {self.path}: {error}") from error
+        except sqlite3.OperationalError as error:
+            code = getattr(error, "sqlite_errorcode", None)
+            if code is not None and code & 0xFF in _BUSY_CODES:
+                raise AgentStoreBusyError(
+                    f"SQLite file {self.path} stayed locked by another writer for more than "
+                    f"{self.busy_timeout:g}s during {what}; nothing was written, retry later"
+                ) from error
+            raise AgentStoreError(f"SQLite failed during {what} on {self.path}: {error}") from error
+        except sqlite3.Error as error:
+            raise AgentStoreError(f"SQLite failed during {what} on {self.path}: {error}") from error
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is not None:
+            return self._conn
+        with self._translate("open"):
+            conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                if mode.lower() not in ("wal", "memory"):
+                    raise AgentStoreError(f"SQLite file {self.path} cannot use WAL mode (got journal_mode={mode})")
+                conn.execute(f"PRAGMA synchronous = {self.synchronous}")
+                exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)).fetchone()
+                if not exists:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        conn.execute(
+                            f'CREATE TABLE IF NOT EXISTS "{self.table}" ('
+                            " thread_id TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,"
+                            " PRIMARY KEY (thread_id, idx), UNIQUE (thread_id, id)) STRICT"
+                        )
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+            except BaseException:
+                conn.close()
+                raise
+        self._conn = conn
+        return conn
+
+    @contextlib.contextmanager
+    def _write_transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
+        conn.execute("BEGIN IMMEDIATE")  # the write lock up front: the length we read stays true
+        try:
+            yield
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _length_in(self, conn: sqlite3.Connection, thread_id: str) -> int:
+        top = conn.execute(f'SELECT max(idx) FROM "{self.table}" WHERE thread_id = ?', (thread_id,)).fetchone()[0]
+        return 0 if top is None else top + 1
+
+    # --- the contract --------------------------------------------------------------------------------
+
+    async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
+        thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
+        return await self._run(self._append, thread_id, expected_index, prepared)
+
+    def _append(self, thread_id: str, expected_index: int, prepared: list[PreparedEntry]) -> int:
+        conn = self._connection()
+
+        def duplicate(_error: sqlite3.IntegrityError) -> Exception:
+            ids = [entry.id for entry in prepared]
+            try:  # name the first id already taken, if the file still answers
+                taken = {row[0] for row in conn.execute(
+                    f'SELECT id FROM "{self.table}" WHERE thread_id = ? AND id IN (SELECT value FROM json_each(?))',
+                    (thread_id, _json_list(ids)),
+                )}
+            except sqlite3.Error:
+                taken = set()
+            first = next((entry for entry in prepared if entry.id in taken), prepared[0])
+            return duplicate_id_error(thread_id, first.id, first.index)
+
+        with self._translate(f"append to thread {thread_id!r}", on_unique=duplicate):
+            with self._write_transaction(conn):
+                length = self._length_in(conn, thread_id)
+                if length != expected_index:
+                    raise AgentEventLogConflictError(thread_id, expected_index, length)
+                if not prepared:
+                    return length
+                conn.executemany(
+                    f'INSERT INTO "{self.table}" (thread_id, idx, id, body) VALUES (?, ?, ?, ?)',
+                    [(thread_id, entry.index, entry.id, entry.text) for entry in prepared],
+                )
+            return expected_index + len(prepared)
+
+    async def read_raw(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[str]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_window(from_index, to_index, limit)
+        return await self._run(self._read, thread_id, start, stop, False)
+
+    async def read(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_window(from_index, to_index, limit)
+        # Parse on the worker thread too: a 100k-entry read must not stall the event loop.
+        return await self._run(self._read, thread_id, start, stop, True)
+
+    def _read(self, thread_id: str, start: int, stop: int | None, parse: bool) -> list[Any]:
+        conn = self._connection()
+        with self._translate(f"read of thread {thread_id!r}"):
+            if stop is None:
+                rows = conn.execute(
+                    f'SELECT body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? ORDER BY idx', (thread_id, start)
+                ).fetchall()
+            else:
+                rows = conn.execute(
+                    f'SELECT body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
+                    (thread_id, start, stop),
+                ).fetchall()
+        texts = [row[0] for row in rows]
+        return parse_entry_texts(texts) if parse else texts
+
+    async def length(self, thread_id: str) -> int:
+        thread_id = check_thread_id(thread_id)
+        return await self._run(self._length, thread_id)
+
+    def _length(self, thread_id: str) -> int:
+        conn = self._connection()
+        with self._translate(f"length of thread {thread_id!r}"):
+            return self._length_in(conn, thread_id)
+
+    async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        thread_id = check_thread_id(thread_id)
+        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
+        up_to_index = check_index(up_to_index, "up_to_index")
+        return await self._run(self._fork, thread_id, new_thread_id, up_to_index)
+
+    def _fork(self, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        conn = self._connection()
+        with self._translate(f"fork of thread {thread_id!r} onto {new_thread_id!r}"):
+            with self._write_transaction(conn):
+                length = self._length_in(conn, thread_id)
+                if not 1 <= up_to_index <= length:
+                    raise fork_range_error(thread_id, up_to_index, length)
+                taken = self._length_in(conn, new_thread_id)
+                if taken:
+                    raise AgentEventLogConflictError(new_thread_id, 0, taken)
+                conn.execute(
+                    f'INSERT INTO "{self.table}" (thread_id, idx, id, body) '
+                    f'SELECT ?, idx, id, body FROM "{self.table}" WHERE thread_id = ? AND idx < ? ORDER BY idx',
+                    (new_thread_id, thread_id, up_to_index),
+                )
+            return up_to_index
+
+    async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        limit = check_index(limit, "limit")
+        offset = check_index(offset, "offset")
+        return await self._run(self._list_threads, limit, offset)
+
+    def _list_threads(self, limit: int, offset: int) -> list[ThreadInfo]:
+        conn = self._connection()
+        table = self.table
+        # A loose index scan: hop from one thread id to the next through the primary key, so the
+        # cost grows with the number of threads, not of entries.
+        sql = (
+            f'WITH RECURSIVE ids(tid) AS ('
+            f' SELECT (SELECT min(thread_id) FROM "{table}")'
+            f' UNION ALL SELECT (SELECT min(thread_id) FROM "{table}" WHERE thread_id > ids.tid) FROM ids'
+            f' WHERE ids.tid IS NOT NULL)'
+            f' SELECT tid, (SELECT max(idx) FROM "{table}" WHERE thread_id = ids.tid) + 1 FROM ids'
+            f' WHERE tid IS NOT NULL LIMIT ? OFFSET ?'
+        )
+        with self._translate("list of threads"):
+            return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        if self._closed:
+            return
+        executor = self._executor
+        if executor is not None:
+            await asyncio.get_running_loop().run_in_executor(executor, self._close_connection)
+            executor.shutdown(wait=True)
+        self._closed = True
+
+    def _close_connection(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with self._translate("close"):
+                conn.close()
+
+
+def _json_list(values: list[str]) -> str:
+    import orjson
+
+    return orjson.dumps(values).decode("utf-8")
+
