@@ -1,0 +1,305 @@
+"""The statechart as Graphviz DOT, built once from `machine.definition`, plus the id maps the widget needs.
+
+Builds text only (the `graphviz` package's DOT writer; no `dot` binary is run: the browser lays it out with
+Graphviz compiled to WebAssembly). Never executes machine code and never trusts names: every label is escaped
+so no state key, event type or guard name can become an HTML-like label or a DOT syntax break.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import graphviz
+
+__all__ = ["StatechartGraph", "build_graph", "active_state_ids", "iter_nodes", "iter_transitions"]
+
+# Compact, theme-neutral defaults: the widget's CSS recolours fills/strokes by class, so colours here are
+# only what a plain SVG viewer (or the static HTML export) would show.
+_GRAPH_ATTRS = {
+    "compound": "true",
+    "rankdir": "LR",
+    "fontname": "Helvetica",
+    "fontsize": "11",
+    "nodesep": "0.3",
+    "ranksep": "0.45",
+    "bgcolor": "transparent",
+}
+_NODE_ATTRS = {"fontname": "Helvetica", "fontsize": "11", "shape": "box", "style": "rounded", "height": "0.3"}
+_EDGE_ATTRS = {"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.6"}
+
+_AFTER_EVENT = re.compile(r"^xstate\.after\.([^.]+)\.")
+
+
+@dataclass
+class StatechartGraph:
+    """DOT source plus the maps from domain ids (state ids, transition ids) to the SVG element ids in it.
+
+    The widget toggles classes on `document.getElementById`-style lookups inside its own root, so the SVG
+    ids are prefixed with a per-graph token (two explorers on one page must not collide).
+    """
+
+    dot: str
+    nodes: dict[str, str] = field(default_factory=dict)  # state id -> svg id (node or cluster)
+    edges: dict[str, list[str]] = field(default_factory=dict)  # transition id -> svg ids (one per target)
+    labels: dict[str, str] = field(default_factory=dict)  # transition id -> its label, for tables/tooltips
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dot": self.dot, "nodes": self.nodes, "edges": self.edges, "labels": self.labels}
+
+
+def iter_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every state node of a definition, document order (parents before children)."""
+    yield node
+    for child in _children(node):
+        yield from iter_nodes(child)
+
+
+def iter_transitions(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    """Every transition of a definition: `on` (per event type), `always`, `after`, invoke `onDone`/`onError`."""
+    for state in iter_nodes(node):
+        yield from _transitions_of(state)
+
+
+def active_state_ids(definition: Mapping[str, Any], value: Any) -> list[str]:
+    """State ids a state value makes active: the root, then every node the value names, recursively.
+
+    Why from the value and not from the engine: the value is part of the persisted snapshot, the one thing
+    every source of states (Timeline, store, a restored snapshot) is guaranteed to carry.
+    """
+    active: list[str] = [str(definition.get("id"))]
+    _collect_active(definition, value, active)
+    return active
+
+
+def _collect_active(node: Mapping[str, Any], value: Any, out: list[str]) -> None:
+    states = node.get("states") or {}
+    if isinstance(value, str):
+        child = states.get(value)
+        if child is not None:
+            out.append(str(child.get("id")))
+            _collect_active(child, None, out)
+    elif isinstance(value, Mapping):
+        for key, sub in value.items():
+            child = states.get(key)
+            if child is not None:
+                out.append(str(child.get("id")))
+                _collect_active(child, sub, out)
+
+
+def build_graph(definition: Mapping[str, Any], *, token: str = "ae") -> StatechartGraph:
+    """Lay the machine out as DOT: clusters for compound states, dashed regions, initial/history/final marks."""
+    builder = _Builder(token)
+    return builder.build(definition)
+
+
+def _children(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    states = node.get("states") or {}
+    children = list(states.values())
+    # `order` is document order in XState's definition; keep it when present so layout is stable.
+    if all(isinstance(c.get("order"), int) for c in children):
+        children.sort(key=lambda c: c["order"])
+    return children
+
+
+def _transitions_of(state: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
+    for transitions in (state.get("on") or {}).values():
+        yield from transitions or []
+    yield from state.get("always") or []
+    yield from state.get("after") or []
+    for invoke in state.get("invoke") or []:
+        for key in ("onDone", "onError", "onSnapshot"):
+            yield from _as_list(invoke.get(key))
+
+
+def _as_list(value: Any) -> list[Mapping[str, Any]]:
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        return [value]
+    return [v for v in value if isinstance(v, Mapping)]
+
+
+def _target_id(target: Any) -> str:
+    text = str(target.get("id") if isinstance(target, Mapping) else target)
+    return text[1:] if text.startswith("#") else text
+
+
+def _guard_name(guard: Any) -> str | None:
+    if guard is None:
+        return None
+    if isinstance(guard, str):
+        return guard
+    if isinstance(guard, Mapping):
+        kind = str(guard.get("type", "guard"))
+        params = guard.get("params")
+        # Composite guards (and/or/not/stateIn) keep their structure readable without exploding the label.
+        if kind in ("xstate.and", "xstate.or") and isinstance(params, Mapping):
+            parts = [(_guard_name(g) or "?") for g in params.get("guards") or []]
+            joiner = " && " if kind == "xstate.and" else " || "
+            return "(" + joiner.join(parts) + ")"
+        if kind == "xstate.not" and isinstance(params, Mapping):
+            return "!" + (_guard_name(params.get("guard")) or "?")
+        return kind
+    return str(guard)
+
+
+def transition_label(transition: Mapping[str, Any]) -> str:
+    """`EVENT [guard]` (always: `always`, delayed: `after <delay>`, invoke completion: `done: <id>`)."""
+    event = str(transition.get("eventType") or "")
+    after = _AFTER_EVENT.match(event)
+    if after:
+        delay = after.group(1)
+        event = f"after {delay}ms" if delay.isdigit() else f"after {delay}"
+    elif event == "" or event == "xstate.always" or event == "always":
+        event = "always"
+    elif event.startswith("xstate.done.actor."):
+        event = "done: " + event[len("xstate.done.actor.") :]
+    elif event.startswith("xstate.error.actor."):
+        event = "error: " + event[len("xstate.error.actor.") :]
+    guard = _guard_name(transition.get("guard"))
+    return f"{event} [{guard}]" if guard else event
+
+
+class _Builder:
+    """Walks the definition once; keeps the counters that make SVG ids unique and deterministic."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.counter = 0
+        self.graph = StatechartGraph(dot="")
+        self.anchor: dict[str, str] = {}  # state id -> DOT node name edges attach to
+        self.cluster: dict[str, str] = {}  # compound state id -> cluster name (for lhead/ltail)
+        self.ancestors: dict[str, set[str]] = {}  # state id -> ids of its ancestors (custom ids break dotted paths)
+
+    def fresh(self, kind: str) -> str:
+        self.counter += 1
+        return f"{self.token}-{kind}{self.counter}"
+
+    def build(self, definition: Mapping[str, Any]) -> StatechartGraph:
+        dot = graphviz.Digraph(
+            name=graphviz.escape(str(definition.get("id", "machine"))),
+            graph_attr=_GRAPH_ATTRS,
+            node_attr=_NODE_ATTRS,
+            edge_attr=_EDGE_ATTRS,
+        )
+        root_id = str(definition.get("id"))
+        self._index_ancestors(definition, set())
+        # The root is the whole drawing; its svg id is the graph itself (always "active").
+        self.graph.nodes[root_id] = f"{self.token}-root"
+        self._children_into(dot, definition)
+        self._edges_into(dot, definition)
+        self.graph.dot = dot.source
+        return self.graph
+
+    def _index_ancestors(self, node: Mapping[str, Any], above: set[str]) -> None:
+        state_id = str(node.get("id"))
+        self.ancestors[state_id] = above
+        for child in _children(node):
+            self._index_ancestors(child, above | {state_id})
+
+    def _children_into(self, dot: graphviz.Digraph, parent: Mapping[str, Any]) -> None:
+        children = _children(parent)
+        initial = parent.get("initial")
+        initial_targets = []
+        if isinstance(initial, Mapping):
+            initial_targets = [_target_id(t) for t in initial.get("target") or []]
+        elif isinstance(initial, str):
+            initial_targets = [str(parent.get("id")) + "." + initial]
+        for child in children:
+            self._node_into(dot, child, dashed=parent.get("type") == "parallel")
+        if parent.get("type") != "parallel" and initial_targets:
+            marker = self.fresh("i")
+            dot.node(marker, label="", shape="point", width="0.09", height="0.09", **{"class": "initial"})
+            for target in initial_targets:
+                attrs: dict[str, str] = {"class": "initial", "arrowsize": "0.5"}
+                head = self.anchor.get(target)
+                if head is None:
+                    continue
+                if target in self.cluster:
+                    attrs["lhead"] = self.cluster[target]
+                dot.edge(marker, head, **attrs)
+
+    def _node_into(self, dot: graphviz.Digraph, node: Mapping[str, Any], *, dashed: bool) -> None:
+        state_id = str(node.get("id"))
+        kind = node.get("type")
+        label = graphviz.escape(str(node.get("key", state_id)))
+        tooltip = graphviz.escape("#" + state_id)
+        if kind in ("compound", "parallel") or node.get("states"):
+            name = "cluster_" + self.fresh("c").replace("-", "_")
+            svg_id = self.fresh("s")
+            self.cluster[state_id] = name
+            self.graph.nodes[state_id] = svg_id
+            with dot.subgraph(name=name) as sub:
+                style = "rounded,dashed" if dashed else "rounded"
+                classes = f"state {kind or 'compound'}" + (" region" if dashed else "")
+                sub.attr(label=label, id=svg_id, style=style, tooltip=tooltip, labeljust="l", **{"class": classes})
+                # An invisible anchor gives edges something to attach to; lhead/ltail clip them at the border.
+                anchor = self.fresh("a")
+                sub.node(anchor, label="", shape="point", style="invis", width="0.01", height="0.01")
+                self.anchor[state_id] = anchor
+                self._children_into(sub, node)
+            return
+        svg_id = self.fresh("s")
+        self.graph.nodes[state_id] = svg_id
+        self.anchor[state_id] = svg_id
+        attrs: dict[str, str] = {"id": svg_id, "tooltip": tooltip}
+        if kind == "final":
+            attrs.update(shape="doublecircle", style="", width="0.3", margin="0.02", **{"class": "state final"})
+        elif kind == "history":
+            deep = node.get("history") == "deep"
+            attrs.update(shape="circle", style="", width="0.3", **{"class": "state history"})
+            label = graphviz.escape("H*" if deep else "H")
+        else:
+            attrs["class"] = "state atomic"
+        dot.node(svg_id, label=label, **attrs)
+
+    def _edges_into(self, dot: graphviz.Digraph, definition: Mapping[str, Any]) -> None:
+        for state in iter_nodes(definition):
+            source = str(state.get("id"))
+            for n, transition in enumerate(_transitions_of(state)):
+                self._edge_into(dot, source, transition, n)
+
+    def _edge_into(self, dot: graphviz.Digraph, source: str, transition: Mapping[str, Any], n: int) -> None:
+        tid = str(transition.get("id") or f"{source}:{transition.get('eventType')}:{n}")
+        label = transition_label(transition)
+        self.graph.labels[tid] = label
+        tail = self.anchor.get(source)
+        if tail is None:  # the root: transitions on the machine itself start from the top-left marker
+            tail = self._root_anchor(dot)
+        targets = [_target_id(t) for t in transition.get("target") or []]
+        svg_ids = self.graph.edges.setdefault(tid, [])
+        base = {"label": graphviz.escape(label), "class": "transition", "tooltip": graphviz.escape(label)}
+        if source in self.cluster:
+            base["ltail"] = self.cluster[source]
+        if not targets:
+            # Targetless: the state does not change (e.g. only assigns); drawn as a dotted self-loop.
+            svg_id = self.fresh("t")
+            svg_ids.append(svg_id)
+            attrs = {k: v for k, v in base.items() if k != "ltail"}
+            dot.edge(tail, tail, id=svg_id, style="dotted", **attrs)
+            return
+        for target in targets:
+            head = self.anchor.get(target)
+            if head is None:
+                continue
+            svg_id = self.fresh("t")
+            svg_ids.append(svg_id)
+            attrs = dict(base)
+            if target in self.cluster and target != source:
+                attrs["lhead"] = self.cluster[target]
+            if target == source or target in self.ancestors.get(source, ()):
+                attrs.pop("ltail", None)
+                attrs.pop("lhead", None)
+            dot.edge(tail, head, id=svg_id, **attrs)
+
+    def _root_anchor(self, dot: graphviz.Digraph) -> str:
+        name = f"{self.token}-rootanchor"
+        if name not in self.anchor.values():
+            dot.node(name, label="", shape="point", width="0.05", style="invis")
+            self.anchor["\0root"] = name
+        return name
+
+

@@ -1,0 +1,126 @@
+"""The windowed event table: one page of rows at a time, filtered by event type and text.
+
+The browser never holds the whole log: it asks for `page(offset, limit, ...)` and gets at most `limit` small
+rows. Filters are computed once per (type, text) and cached as index lists. Read-only over the entries.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import orjson
+
+__all__ = ["EventTable", "MAX_PAGE"]
+
+MAX_PAGE = 500
+SUMMARY_CAP = 140
+_CACHE_SIZE = 8
+
+
+def _event_of(entry: Mapping[str, Any]) -> Mapping[str, Any]:
+    event = entry.get("event") if isinstance(entry, Mapping) else None
+    return event if isinstance(event, Mapping) else {}
+
+
+def _summary(event: Mapping[str, Any]) -> str:
+    """The payload without its type, one line, capped: enough to tell rows apart at a glance."""
+    rest = {k: v for k, v in event.items() if k != "type"}
+    if not rest:
+        return ""
+    text = orjson.dumps(rest, default=str).decode()
+    return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 1] + "…"
+
+
+class EventTable:
+    """Pages of rows over a list of entries that may grow (branches append); filters are cached by query."""
+
+    def __init__(self, entries: Sequence[Mapping[str, Any]]) -> None:
+        self.entries = entries
+        self.divergent: frozenset[int] = frozenset()
+        self._cache: dict[tuple[str, str], tuple[int, list[int]]] = {}
+        self._types: Counter[str] = Counter()
+        self._typed_upto = 0
+
+    def types(self) -> list[list[Any]]:
+        """`[[type, count], ...]` most frequent first, for the type filter's menu."""
+        self._count_types()
+        return [[t, c] for t, c in self._types.most_common()]
+
+    def _count_types(self) -> None:
+        for entry in self.entries[self._typed_upto :]:
+            self._types[str(_event_of(entry).get("type"))] += 1
+        self._typed_upto = len(self.entries)
+
+    def matches(self, type_filter: str | None = None, text: str | None = None) -> list[int] | None:
+        """Indices passing the filters, or None when no filter is set (then every index passes)."""
+        type_filter = type_filter or ""
+        needle = (text or "").strip().lower()
+        if not type_filter and not needle:
+            return None
+        key = (type_filter, needle)
+        cached = self._cache.get(key)
+        start, hits = cached if cached else (0, [])
+        # Entries only ever grow at the end, so a cached result is extended, never recomputed.
+        for i in range(start, len(self.entries)):
+            entry = self.entries[i]
+            event = _event_of(entry)
+            if type_filter and str(event.get("type")) != type_filter:
+                continue
+            if needle and needle not in self._haystack(entry):
+                continue
+            hits.append(i)
+        if key not in self._cache and len(self._cache) >= _CACHE_SIZE:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[key] = (len(self.entries), hits)
+        return hits
+
+    @staticmethod
+    def _haystack(entry: Mapping[str, Any]) -> str:
+        return orjson.dumps(
+            [entry.get("id"), entry.get("causationId"), entry.get("event")], default=str
+        ).decode().lower()
+
+    def position_of(self, index: int, type_filter: str | None = None, text: str | None = None) -> int | None:
+        """Row position of log index `index` under the filters (None when the filters hide it)."""
+        hits = self.matches(type_filter, text)
+        if hits is None:
+            return index if 0 <= index < len(self.entries) else None
+        pos = bisect.bisect_left(hits, index)
+        return pos if pos < len(hits) and hits[pos] == index else None
+
+    def row(self, index: int) -> dict[str, Any]:
+        entry = self.entries[index]
+        event = _event_of(entry)
+        usage = event.get("usage") if event.get("type") == "@agent.usage" else None
+        total = usage.get("totalTokens") if isinstance(usage, Mapping) else None
+        return {
+            "index": index,
+            "id": entry.get("id"),
+            "type": str(event.get("type")),
+            "recordedAt": entry.get("recordedAt"),
+            "causationId": entry.get("causationId"),
+            "usage": total if isinstance(total, (int, float)) and not isinstance(total, bool) else None,
+            "summary": _summary(event),
+            "divergent": index in self.divergent,
+        }
+
+    def page(
+        self, offset: int = 0, limit: int = 100, type_filter: str | None = None, text: str | None = None
+    ) -> dict[str, Any]:
+        """One window of rows: `{offset, limit, total, rows, query}`; offset is clamped into range."""
+        limit = max(1, min(int(limit), MAX_PAGE))
+        hits = self.matches(type_filter, text)
+        total = len(self.entries) if hits is None else len(hits)
+        offset = max(0, min(int(offset), max(0, total - 1)))
+        picked = range(offset, min(total, offset + limit))
+        indices = list(picked) if hits is None else [hits[p] for p in picked]
+        return {
+            "offset": offset,
+            "limit": limit,
+            "total": total,
+            "rows": [self.row(i) for i in indices],
+            "query": {"type": type_filter or "", "text": text or ""},
+        }

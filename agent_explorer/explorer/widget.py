@@ -1,0 +1,322 @@
+"""`Explorer`: the anywidget time-travel debugger over a recorded run.
+
+Python owns every piece of state (cursor, frame, table window, verification); the front end (js/, bundled to
+static/widget.js) only draws traitlets and sends intents. Never runs machine actions, never writes to the
+parent log (forks write to their own list or thread), never sends the whole log to the browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import anywidget
+import traitlets
+
+from ..errors import AgentError
+from .aio import run_sync
+from .branches import Branch, BranchComparison, compare_timelines
+from .frames import FrameBuilder, ReplaySource, UsageIndex, VerificationSummary, _jsonable, open_source
+from .graph import build_graph
+from .table import EventTable
+
+__all__ = ["Explorer", "STATIC_DIR"]
+
+STATIC_DIR = Path(__file__).parent / "static"
+# Up to this many entries, verification runs before the widget is returned (the banner is right at once);
+# above it, it runs on a worker thread and the banner says "verifying…" until the report lands.
+SYNC_VERIFY_LIMIT = 20_000
+
+_MISSING_BUNDLE = """
+export default { render({ el }) {
+  const p = document.createElement("pre");
+  p.textContent = "agent_explorer: the widget's front end is not built (agent_explorer/explorer/static/widget.js).\\n" +
+    "Reinstall the package (pip install -e .) or run `npm ci && npm run build` in js/.";
+  el.appendChild(p);
+} };
+"""
+
+
+def _esm() -> Path | str:
+    bundle = STATIC_DIR / "widget.js"
+    return bundle if bundle.exists() else _MISSING_BUNDLE
+
+
+def _css() -> Path | str:
+    css = STATIC_DIR / "widget.css"
+    return css if css.exists() else ""
+
+
+class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
+    """A recorded run, opened: statechart, index slider, event table, state, divergence and usage panels.
+
+    `Explorer(machine, entries)` or `Explorer.from_store(store, thread_id, machine)`; `explorer.index` is
+    two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`).
+    Message protocol (JS -> Python, `model.send`): `{"kind": "table", offset, limit, type, text}` asks for a
+    page of rows. Everything Python -> JS is a traitlet, so a re-rendered view (or a static export) shows
+    the same state.
+    """
+
+    _esm = _esm()
+    _css = _css()
+
+    index = traitlets.Int(0).tag(sync=True)
+    length = traitlets.Int(0).tag(sync=True)
+    info = traitlets.Dict().tag(sync=True)
+    graph = traitlets.Dict().tag(sync=True)
+    frame = traitlets.Dict().tag(sync=True)
+    table = traitlets.Dict().tag(sync=True)
+    table_types = traitlets.List().tag(sync=True)
+    verification = traitlets.Dict().tag(sync=True)
+    comparison = traitlets.Dict().tag(sync=True)
+    usage_series = traitlets.List().tag(sync=True)
+    marks = traitlets.Dict().tag(sync=True)  # {"forks": [...]} now; issue 9 adds search hits / coverage here
+
+    def __init__(
+        self,
+        machine: Any,
+        entries: Sequence[Mapping[str, Any]],
+        compare_with: Any = None,
+        *,
+        store: Any = None,
+        thread_id: str | None = None,
+        source: ReplaySource | None = None,
+        verify: bool | str = "auto",
+        page_size: int = 100,
+        **kwargs: Any,
+    ) -> None:
+        entries = entries if isinstance(entries, list) else list(entries)
+        if not entries:
+            raise AgentError(
+                "Explorer needs a log with at least its @agent.init entry; got an empty log", code="empty-log"
+            )
+        super().__init__(**kwargs)
+        self.machine = machine
+        self.compare_with = compare_with
+        self.store = store
+        self.thread_id = thread_id
+        self._entries: list[dict[str, Any]] = entries
+        self._source: ReplaySource = source if source is not None else open_source(machine, entries)
+        self._usage = UsageIndex(entries)
+        definition = machine.definition
+        self._frames = FrameBuilder(self._source, entries, definition, self._usage)
+        self._table = EventTable(entries)
+        self._page_size = page_size
+        self._branches: list[Branch] = []
+        self._wanted: int | None = None
+        self._scheduled = False
+        self._lock = threading.Lock()
+        self._verifier: threading.Thread | None = None
+
+        self.length = len(entries)
+        self.info = {
+            "machineId": str(getattr(machine, "id", definition.get("id"))),
+            "machineVersion": str(getattr(machine, "version", "")),
+            "threadId": thread_id,
+            "compareWith": str(getattr(compare_with, "version", "")) if compare_with is not None else None,
+        }
+        self.graph = build_graph(definition, token="ae" + secrets.token_hex(3)).to_json()
+        self.table_types = self._table.types()
+        self.usage_series = self._usage.series()
+        self.marks = {"forks": []}
+        self.table = self._table.page(0, page_size)
+        self.on_msg(self._on_message)
+        self._start_verification(verify)
+        self._flush_frame()
+
+    # -- construction from a store ------------------------------------------------------------------------
+
+    @classmethod
+    def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
+        """Read `thread_id` with `await store.read(thread_id)` and open it.
+
+        Works inside a notebook's running event loop: the read runs on a worker thread with its own loop
+        (see `explorer.aio.run_sync`). Forks of this explorer go through `store.fork`.
+        """
+        entries = run_sync(lambda: store.read(thread_id))
+        if not entries:
+            raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")
+        return cls(machine, list(entries), store=store, thread_id=thread_id, **kwargs)
+
+    # -- the cursor ------------------------------------------------------------------------------------------
+
+    @traitlets.validate("index")
+    def _clamp_index(self, proposal: Any) -> int:
+        value = int(proposal["value"])
+        return max(0, min(value, max(0, len(self._entries) - 1))) if hasattr(self, "_entries") else value
+
+    @traitlets.observe("index")
+    def _on_index(self, change: Any) -> None:
+        if not hasattr(self, "_frames"):
+            return
+        self._wanted = change["new"]
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None:
+            self._flush_frame()
+        elif not self._scheduled:
+            # In a kernel, slider moves arrive as a burst of comm messages; building the frame on the next
+            # loop turn answers only the newest of them (the ones in between were superseded).
+            self._scheduled = True
+            loop.call_soon(self._flush_frame)
+
+    def _flush_frame(self) -> None:
+        self._scheduled = False
+        index = self.index if self._wanted is None else self._wanted
+        self._wanted = None
+        self.frame = self._frames.build(index)
+        self._follow_table(index)
+
+    def _follow_table(self, index: int) -> None:
+        """Keep the current row inside the table window when the cursor moves (Python owns the window)."""
+        query = self.table.get("query") or {}
+        type_filter, text = query.get("type") or None, query.get("text") or None
+        position = self._table.position_of(index, type_filter, text)
+        if position is None:
+            return
+        offset, limit = int(self.table.get("offset", 0)), int(self.table.get("limit", self._page_size))
+        rows = self.table.get("rows") or []
+        if offset <= position < offset + len(rows) and len(self.table.get("rows", [])) > 0:
+            return
+        start = (position // limit) * limit
+        self.table = self._table.page(start, limit, type_filter, text)
+
+    @property
+    def snapshot(self) -> Any:
+        """The snapshot after entry `index` (from the checkpointed timeline; never a refold from 0)."""
+        return self._source.state_at(self.index)
+
+    @property
+    def entry(self) -> dict[str, Any]:
+        """The log entry at `index`, as recorded."""
+        return self._entries[self.index]
+
+    @property
+    def entries(self) -> list[dict[str, Any]]:
+        return self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    # -- messages from the front end --------------------------------------------------------------------
+
+    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if not isinstance(content, Mapping):
+            return
+        if content.get("kind") == "table":
+            self.table = self._table.page(
+                int(content.get("offset") or 0),
+                int(content.get("limit") or self._page_size),
+                str(content.get("type") or "") or None,
+                str(content.get("text") or "") or None,
+            )
+
+    # -- verification and the machine comparison ---------------------------------------------------------
+
+    def _start_verification(self, verify: bool | str) -> None:
+        if verify is False:
+            self._set_verification(VerificationSummary(status="off"), None)
+            return
+        self._set_verification(VerificationSummary(status="pending"), None)
+        if verify == "background" or (verify == "auto" and len(self._entries) > SYNC_VERIFY_LIMIT):
+            self._verifier = threading.Thread(target=self._verify, name="agent-explorer-verify", daemon=True)
+            self._verifier.start()
+        else:
+            self._verify()
+
+    def _verify(self) -> None:
+        from ..log import compare_machines, verify_log
+
+        try:
+            summary = VerificationSummary.from_report(verify_log(self.machine, self._entries))
+        except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
+            summary = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
+        comparison = None
+        if self.compare_with is not None:
+            try:
+                result = compare_machines(self.machine, self.compare_with, self._entries)
+                comparison = {
+                    "index": result.index,
+                    "diff": _jsonable([_change(c) for c in (result.diff or [])][:200]),
+                }
+            except Exception as error:  # noqa: BLE001
+                comparison = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
+        self._set_verification(summary, comparison)
+
+    def _set_verification(self, summary: VerificationSummary, comparison: dict[str, Any] | None) -> None:
+        with self._lock:
+            self._frames.verification = summary
+            self._table.divergent = summary.divergent
+            payload = summary.to_json()
+            payload["machines"] = comparison
+            self.verification = payload
+            if summary.status == "diverged" and self.table.get("rows"):
+                query = self.table.get("query") or {}
+                self.table = self._table.page(
+                    int(self.table.get("offset", 0)),
+                    int(self.table.get("limit", self._page_size)),
+                    query.get("type") or None,
+                    query.get("text") or None,
+                )
+
+    def wait_verified(self, timeout: float | None = None) -> dict[str, Any]:
+        """Block until a background verification finished; returns the `verification` payload."""
+        if self._verifier is not None:
+            self._verifier.join(timeout)
+        return dict(self.verification)
+
+    @property
+    def first_divergence(self) -> int | None:
+        return self._frames.verification.first
+
+    # -- branches ------------------------------------------------------------------------------------------
+
+    def fork(self, at: int | None = None, *, new_thread_id: str | None = None) -> Branch:
+        """A branch holding `[0, at)` (default: up to and including the current index).
+
+        On a store-backed explorer the fork is `store.fork` onto a new thread; otherwise `fork_event_log`.
+        """
+        at = self.index + 1 if at is None else at
+        branch = Branch.fork(
+            self.machine, self._entries, at, store=self.store, thread_id=self.thread_id, new_thread_id=new_thread_id
+        )
+        self._branches.append(branch)
+        self.marks = {**self.marks, "forks": sorted({*self.marks.get("forks", []), at - 1})}
+        return branch
+
+    def compare(self, branch: Branch) -> BranchComparison:
+        """First index where this run and `branch` differ, with the state diff there; shown in the widget."""
+        result = compare_timelines(
+            self._source, self._entries, branch.source, branch.entries, forked_at=branch.forked_at
+        )
+        payload = result.to_json()
+        payload["diff"] = _jsonable(payload["diff"][:200])
+        payload["branch"] = {
+            "threadId": branch.thread_id,
+            "appended": [
+                {"index": r.index, "type": r.entry.get("event", {}).get("type"), "ignored": r.ignored}
+                for r in branch.appended[-50:]
+            ],
+        }
+        self.comparison = payload
+        return result
+
+    def usage(self, at: int | None = None) -> dict[str, Any]:
+        """Cumulative usage totals up to `at` (default: the current index), same keys as get_usage_from_events."""
+        return self._usage.totals_at(self.index if at is None else at)
+
+
+def _change(change: Any) -> dict[str, Any]:
+    if isinstance(change, Mapping):
+        return {"path": change.get("path"), "before": change.get("before"), "after": change.get("after")}
+    return {
+        "path": getattr(change, "path", None),
+        "before": getattr(change, "before", None),
+        "after": getattr(change, "after", None),
+    }

@@ -1,0 +1,86 @@
+// Tiny DOM helpers. Every piece of data becomes a Text node or an attribute value set through the DOM API:
+// this front end never assigns innerHTML/outerHTML or uses insertAdjacentHTML, so payloads stay text.
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** Build an element: h("div", {class: "x", title: t, onclick: fn}, "text", childNode, [more]). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  applyAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+/** Same for SVG elements (sparkline, track marks). */
+export function s(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  applyAttrs(el, attrs);
+  append(el, children);
+  return el;
+}
+
+function applyAttrs(el, attrs) {
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") {
+      el.addEventListener(key.slice(2), value);
+    } else if (key === "dataset") {
+      Object.assign(el.dataset, value);
+    } else {
+      el.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+}
+
+export function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** Replace all children (data as text). */
+export function replace(el, ...children) {
+  el.replaceChildren();
+  return append(el, children);
+}
+
+/** Short hash for display: first 10 hex chars. */
+export function shortHash(hash) {
+  return typeof hash === "string" ? hash.slice(0, 10) : "—";
+}
+
+/** Debounce with trailing call; `.flush()` runs a pending call now, `.cancel()` drops it. */
+export function debounce(fn, ms) {
+  let timer = null;
+  let lastArgs = null;
+  const run = () => {
+    timer = null;
+    const args = lastArgs;
+    lastArgs = null;
+    if (args) fn(...args);
+  };
+  const wrapped = (...args) => {
+    lastArgs = args;
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+  wrapped.flush = () => {
+    if (timer !== null) {
+      clearTimeout(timer);
+      run();
+    }
+  };
+  wrapped.cancel = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    lastArgs = null;
+  };
+  return wrapped;
+}
+
+export function formatNumber(n) {
+  if (typeof n !== "number") return String(n);
+  return Number.isInteger(n) ? n.toLocaleString("en-US") : n.toLocaleString("en-US", { maximumFractionDigits: 4 });
+}
