@@ -72,5 +72,14 @@ async def pg_store(pg_schema: str) -> AsyncIterator[Any]:
         await store.aclose()
         pytest.fail(f"PostgreSQL at {PG_DSN_ENV} is unreachable: {error}")
     yield store
-    await store.drop_schema_for_tests()
     await store.aclose()
+    await drop_schema(dsn, pg_schema)
+
+
+async def drop_schema(dsn: str, schema: str) -> None:
+    """Tests clean up their own schema; the store itself never deletes anything."""
+    import psycopg
+    from psycopg import sql
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        await conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))

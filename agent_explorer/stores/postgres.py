@@ -1,0 +1,339 @@
+"""The PostgreSQL event-log store: the same contract as SQLite, shared by many hosts (psycopg 3, async pool).
+
+Entries are `text` holding the exact JSON appended (never `jsonb`, which reorders keys, drops duplicate
+keys and refuses `\\u0000`), so a read hashes exactly as written. The primary key `(thread_id, idx)`
+decides every race; driver errors are translated in one place (`_translate`), and this module never
+lets a raw psycopg exception reach a caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import psycopg
+import psycopg_pool
+from psycopg import errors as pg_errors
+from psycopg import sql
+
+from ..errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
+from .base import (
+    EventLogStore,
+    PreparedEntry,
+    ThreadInfo,
+    check_index,
+    check_thread_id,
+    check_window,
+    duplicate_id_error,
+    fork_range_error,
+    parse_entry_texts,
+    prepare_batch,
+)
+from .sqlite import check_identifier
+
+__all__ = ["PostgresEventLogStore"]
+
+# Reads larger than this are parsed on a worker thread so the event loop keeps serving.
+_PARSE_OFF_LOOP = 2000
+_BUSY = (
+    pg_errors.LockNotAvailable,
+    pg_errors.QueryCanceled,
+    pg_errors.SerializationFailure,
+    pg_errors.DeadlockDetected,
+    pg_errors.TooManyConnections,
+)
+
+
+class PostgresEventLogStore(EventLogStore):
+    """An event-log store in a PostgreSQL table, for logs shared across hosts.
+
+    `schema`/`table` (validated identifiers) name where entries live; the first use creates them
+    if missing (`create ... if not exists` under an advisory lock, so concurrent first uses agree),
+    and skips creation entirely when the table exists (a read-only role can open a production log).
+
+    Appends are one statement: an `INSERT ... SELECT` over `unnest` of the batch's ids and texts
+    that inserts only if the entry before `expected_index` exists; the primary key then gives each
+    position exactly one winner, and a loser's UniqueViolation becomes AgentEventLogConflictError
+    with the thread's actual length. Batch parameters go as binary arrays (`param_format="binary"`,
+    the default); `"text"` exists to measure the difference. `fork` is one `INSERT ... SELECT`.
+
+    The pool belongs to the event loop that first uses the store.
+    """
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        schema: str = "agent_explorer",
+        table: str = "agent_event_log",
+        min_size: int = 1,
+        max_size: int = 10,
+        timeout: float = 30.0,
+        param_format: str = "binary",
+        migrate: bool = True,
+    ) -> None:
+        if not isinstance(dsn, str) or not dsn:
+            raise AgentError(f"dsn must be a non-empty connection string, got {dsn!r:.80}", code="invalid-argument")
+        self.dsn = dsn
+        self.schema = check_identifier(schema, "schema")
+        self.table = check_identifier(table, "table")
+        if param_format not in ("binary", "text"):
+            raise AgentError(f"param_format must be 'binary' or 'text', got {param_format!r}", code="invalid-argument")
+        self.param_format = param_format
+        self._pool_args = {"min_size": min_size, "max_size": max_size, "timeout": timeout}
+        self._migrate = migrate
+        self._pool: psycopg_pool.AsyncConnectionPool | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._opening: asyncio.Lock | None = None
+        self._closed = False
+        self._build_statements()
+
+    def __repr__(self) -> str:
+        return f"PostgresEventLogStore(<dsn>, schema={self.schema!r}, table={self.table!r})"
+
+    @property
+    def qualified_table(self) -> str:
+        return f"{self.schema}.{self.table}"
+
+    def _build_statements(self) -> None:
+        t = sql.Identifier(self.schema, self.table)
+        f = "b" if self.param_format == "binary" else "t"
+        p = {name: sql.Placeholder(name, f) for name in ("thread", "expected", "ids", "bodies", "new", "up", "start", "stop")}
+        self._sql_append = sql.SQL(
+            "INSERT INTO {t} (thread_id, idx, id, body)"
+            " SELECT {thread}, {expected}::bigint + u.ord - 1, u.id, u.body"
+            " FROM unnest({ids}::text[], {bodies}::text[]) WITH ORDINALITY AS u(id, body, ord)"
+            " WHERE {expected}::bigint = 0"
+            " OR EXISTS (SELECT 1 FROM {t} WHERE thread_id = {thread} AND idx = {expected}::bigint - 1)"
+        ).format(t=t, **p)
+        self._sql_length = sql.SQL("SELECT max(idx) FROM {t} WHERE thread_id = {thread}").format(t=t, **p)
+        self._sql_read = sql.SQL(
+            "SELECT body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint ORDER BY idx"
+        ).format(t=t, **p)
+        self._sql_read_window = sql.SQL(
+            "SELECT body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint AND idx < {stop}::bigint ORDER BY idx"
+        ).format(t=t, **p)
+        self._sql_taken_ids = sql.SQL(
+            "SELECT id FROM {t} WHERE thread_id = {thread} AND id = ANY({ids}::text[])"
+        ).format(t=t, **p)
+        self._sql_fork = sql.SQL(
+            "INSERT INTO {t} (thread_id, idx, id, body)"
+            " SELECT {new}, idx, id, body FROM {t} WHERE thread_id = {thread} AND idx < {up}::bigint"
+            " AND EXISTS (SELECT 1 FROM {t} WHERE thread_id = {thread} AND idx = {up}::bigint - 1)"
+            " AND NOT EXISTS (SELECT 1 FROM {t} WHERE thread_id = {new})"
+        ).format(t=t, **p)
+        self._sql_threads = sql.SQL(
+            "WITH RECURSIVE ids(tid) AS ("
+            " (SELECT thread_id FROM {t} ORDER BY thread_id LIMIT 1)"
+            " UNION ALL SELECT (SELECT thread_id FROM {t} WHERE thread_id > ids.tid ORDER BY thread_id LIMIT 1)"
+            " FROM ids WHERE ids.tid IS NOT NULL)"
+            " SELECT tid, (SELECT max(idx) FROM {t} WHERE thread_id = ids.tid) + 1 FROM ids"
+            " WHERE tid IS NOT NULL LIMIT %(limit)s OFFSET %(offset)s"
+        ).format(t=t)
+        self._sql_create = [
+            sql.SQL("CREATE SCHEMA IF NOT EXISTS {s}").format(s=sql.Identifier(self.schema)),
+            sql.SQL(
+                "CREATE TABLE IF NOT EXISTS {t} ("
+                " thread_id text COLLATE \"C\" NOT NULL,"
+                " idx bigint NOT NULL CHECK (idx >= 0),"
+                " id text NOT NULL,"
+                " body text NOT NULL,"
+                " CONSTRAINT {pk} PRIMARY KEY (thread_id, idx),"
+                " CONSTRAINT {uq} UNIQUE (thread_id, id))"
+            ).format(t=t, pk=sql.Identifier(f"{self.table}_pkey"), uq=sql.Identifier(f"{self.table}_id_key")),
+        ]
+
+    # --- plumbing: the pool, migrations, and the one place for driver errors -----------------------
+
+    @contextlib.asynccontextmanager
+    async def _translate(
+        self, what: str, on_unique: Callable[[pg_errors.UniqueViolation], Awaitable[Exception]] | None = None
+    ) -> AsyncIterator[None]:
+        """Map psycopg errors to the package's errors; the only place this module catches them."""
+        try:
+            yield
+        except pg_errors.UniqueViolation as error:
+            if on_unique is None:
+                raise AgentStoreError(f"PostgreSQL refused {what} in {self.qualified_table}: {error}") from error
+            raise (await on_unique(error)) from error
+        except _BUSY as error:
+            raise AgentStoreBusyError(
+                f"PostgreSQL could not take a lock or finish {what} on {self.qualified_table} in time "
+                f"({type(error).__name__}: {error}); nothing was written, retry later"
+            ) from error
+        except psycopg_pool.PoolTimeout as error:
+            raise AgentStoreBusyError(
+                f"no PostgreSQL connection became free for {what} within {self._pool_args['timeout']:g}s "
+                f"({error}); retry later or raise max_size"
+            ) from error
+        except (psycopg.Error, psycopg_pool.PoolClosed) as error:
+            raise AgentStoreError(f"PostgreSQL failed during {what} on {self.qualified_table}: {error}") from error
+
+    async def _get_pool(self) -> psycopg_pool.AsyncConnectionPool:
+        if self._closed:
+            raise AgentStoreError(f"{self!r} is closed")
+        loop = asyncio.get_running_loop()
+        if self._loop is not None and self._loop is not loop:
+            raise AgentStoreError(
+                f"{self!r} was opened on another event loop; its connection pool cannot move between loops. "
+                "Create one store per loop (or use only store.sync)."
+            )
+        if self._pool is not None:
+            return self._pool
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+            self._loop = loop
+        async with self._opening:
+            if self._pool is None:
+                pool = psycopg_pool.AsyncConnectionPool(
+                    self.dsn,
+                    open=False,
+                    kwargs={"autocommit": True, "application_name": "agent_explorer"},
+                    name=f"agent_explorer:{self.qualified_table}",
+                    **self._pool_args,
+                )
+                try:
+                    async with self._translate("connect"):
+                        try:
+                            await pool.open(wait=True, timeout=self._pool_args["timeout"])
+                        except psycopg_pool.PoolTimeout as error:
+                            raise psycopg.OperationalError(f"cannot connect to the server: {error}") from error
+                        if self._migrate:
+                            await self._create_tables(pool)
+                except BaseException:
+                    await pool.close()
+                    raise
+                self._pool = pool
+        return self._pool
+
+    async def _create_tables(self, pool: psycopg_pool.AsyncConnectionPool) -> None:
+        async with pool.connection() as conn:
+            cur = await conn.execute("SELECT to_regclass(%s)", [sql.Identifier(self.schema, self.table).as_string(conn)])
+            if (await cur.fetchone())[0] is not None:  # type: ignore[index]
+                return
+            async with conn.transaction():
+                # Concurrent first uses would race in the catalogs; one advisory lock orders them.
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [f"agent_explorer:{self.qualified_table}"])
+                for statement in self._sql_create:
+                    await conn.execute(statement)
+
+    async def _length_on(self, conn: psycopg.AsyncConnection[Any], thread_id: str) -> int:
+        cur = await conn.execute(self._sql_length, {"thread": thread_id})
+        top = (await cur.fetchone())[0]  # type: ignore[index]
+        return 0 if top is None else int(top) + 1
+
+    # --- the contract --------------------------------------------------------------------------------
+
+    async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
+        thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
+        pool = await self._get_pool()
+        async with self._translate(f"append to thread {thread_id!r}"), pool.connection() as conn:
+            return await self._append_on(conn, thread_id, expected_index, prepared)
+
+    async def _append_on(
+        self, conn: psycopg.AsyncConnection[Any], thread_id: str, expected_index: int, prepared: list[PreparedEntry]
+    ) -> int:
+        async def unique_violation(error: pg_errors.UniqueViolation) -> Exception:
+            # The primary key decides races: the position is taken, so report the true length. A
+            # clash on (thread_id, id) at the right length is a duplicate id instead.
+            async with self._translate(f"diagnosis of a refused append to {thread_id!r}"):
+                length = await self._length_on(conn, thread_id)
+                if length != expected_index or error.diag.constraint_name != f"{self.table}_id_key":
+                    return AgentEventLogConflictError(thread_id, expected_index, length)
+                cur = await conn.execute(self._sql_taken_ids, {"thread": thread_id, "ids": [e.id for e in prepared]})
+                taken = {row[0] for row in await cur.fetchall()}
+            first = next((entry for entry in prepared if entry.id in taken), prepared[0])
+            return duplicate_id_error(thread_id, first.id, first.index)
+
+        async with self._translate(f"append to thread {thread_id!r}", on_unique=unique_violation):
+            if not prepared:
+                length = await self._length_on(conn, thread_id)
+                if length != expected_index:
+                    raise AgentEventLogConflictError(thread_id, expected_index, length)
+                return length
+            params = {
+                "thread": thread_id,
+                "expected": expected_index,
+                "ids": [entry.id for entry in prepared],
+                "bodies": [entry.text for entry in prepared],
+            }
+            for _attempt in range(3):
+                cur = await conn.execute(self._sql_append, params)
+                if cur.rowcount == len(prepared):
+                    return expected_index + len(prepared)
+                # Nothing inserted: the entry before expected_index is missing (a gap), unless it
+                # landed between our statement's snapshot and now, in which case we try again.
+                length = await self._length_on(conn, thread_id)
+                if length != expected_index:
+                    raise AgentEventLogConflictError(thread_id, expected_index, length)
+            raise AgentEventLogConflictError(thread_id, expected_index, await self._length_on(conn, thread_id))
+
+    async def read_raw(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[str]:
+        thread_id = check_thread_id(thread_id)
+        start, stop = check_window(from_index, to_index, limit)
+        pool = await self._get_pool()
+        async with self._translate(f"read of thread {thread_id!r}"):
+            async with pool.connection() as conn:
+                if stop is None:
+                    cur = await conn.execute(self._sql_read, {"thread": thread_id, "start": start})
+                else:
+                    cur = await conn.execute(self._sql_read_window, {"thread": thread_id, "start": start, "stop": stop})
+                rows = await cur.fetchall()
+        return [row[0] for row in rows]
+
+    async def read(
+        self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        texts = await self.read_raw(thread_id, from_index, to_index, limit=limit)
+        if len(texts) > _PARSE_OFF_LOOP:
+            return await asyncio.to_thread(parse_entry_texts, texts)
+        return parse_entry_texts(texts)
+
+    async def length(self, thread_id: str) -> int:
+        thread_id = check_thread_id(thread_id)
+        pool = await self._get_pool()
+        async with self._translate(f"length of thread {thread_id!r}"):
+            async with pool.connection() as conn:
+                return await self._length_on(conn, thread_id)
+
+    async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
+        thread_id = check_thread_id(thread_id)
+        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
+        up_to_index = check_index(up_to_index, "up_to_index")
+        pool = await self._get_pool()
+        async with self._translate(f"fork of thread {thread_id!r}"), pool.connection() as conn:
+
+            async def taken(_error: pg_errors.UniqueViolation) -> Exception:
+                async with self._translate(f"diagnosis of a refused fork onto {new_thread_id!r}"):
+                    return AgentEventLogConflictError(new_thread_id, 0, await self._length_on(conn, new_thread_id))
+
+            async with self._translate(f"fork of thread {thread_id!r} onto {new_thread_id!r}", on_unique=taken):
+                if up_to_index >= 1:
+                    # One statement, one snapshot: a concurrent appender cannot tear the prefix.
+                    cur = await conn.execute(self._sql_fork, {"thread": thread_id, "new": new_thread_id, "up": up_to_index})
+                    if cur.rowcount == up_to_index:
+                        return up_to_index
+                length = await self._length_on(conn, thread_id)
+                if not 1 <= up_to_index <= length:
+                    raise fork_range_error(thread_id, up_to_index, length)
+                raise AgentEventLogConflictError(new_thread_id, 0, await self._length_on(conn, new_thread_id))
+
+    async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
+        limit = check_index(limit, "limit")
+        offset = check_index(offset, "offset")
+        pool = await self._get_pool()
+        async with self._translate("list of threads"):
+            async with pool.connection() as conn:
+                cur = await conn.execute(self._sql_threads, {"limit": limit, "offset": offset})
+                return [ThreadInfo(tid, int(length)) for tid, length in await cur.fetchall()]
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        self._closed = True
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
