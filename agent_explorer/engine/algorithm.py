@@ -1,0 +1,735 @@
+"""The SCXML-style transition algorithm XState v5 runs, with its function names in snake_case
+(select_transitions, remove_conflicting_transitions, compute_exit_set, get_transition_domain,
+microstep, exit_states, enter_states, compute_entry_set, macrostep, ...), so it can be read
+side by side with XState's stateUtils.ts.
+
+Pure: executes nothing. Actions are resolved into ExecutableAction records collected in a
+Scope; snapshots are built anew, inputs are never mutated. No clocks, no I/O.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ._util import UNDEFINED
+from .actions import BuiltinAction, ExecutableAction, StopChild
+from .guards import evaluate_guard
+from .nodes import StateNode, Transition, get_proper_ancestors, is_descendant
+from .snapshot import Configuration, Snapshot
+
+if TYPE_CHECKING:
+    from .machine import Machine
+
+__all__ = [
+    "Scope", "Work", "Microstep",
+    "get_all_state_nodes", "get_state_value", "get_state_nodes", "get_initial_state_nodes",
+    "select_transitions", "select_eventless_transitions", "remove_conflicting_transitions",
+    "compute_exit_set", "get_transition_domain", "get_effective_target_states",
+    "microstep", "exit_states", "enter_states", "compute_entry_set", "macrostep",
+    "resolve_actions", "initial_step", "is_in_final_state",
+]
+
+XSTATE_INIT = "xstate.init"
+XSTATE_STOP = "xstate.stop"
+
+
+class Microstep:
+    """What one microstep did, for the explorer: the event, transitions taken, states left/entered."""
+
+    __slots__ = ("event", "transitions", "exited", "entered", "snapshot", "actions")
+
+    def __init__(self, event: dict[str, Any], transitions: list[Transition]) -> None:
+        self.event = event
+        self.transitions = transitions
+        self.exited: list[StateNode] = []
+        self.entered: list[StateNode] = []
+        self.snapshot: Snapshot | None = None
+        self.actions: list[ExecutableAction] = []
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "event": self.event,
+            "transitions": [t.id for t in self.transitions],
+            "exited": [n.id for n in self.exited],
+            "entered": [n.id for n in self.entered],
+        }
+
+
+class Scope:
+    """One macrostep's surroundings: the machine, the internal event queue, the collected actions."""
+
+    __slots__ = ("machine", "internal_queue", "actions", "deferred_actor_ids", "trace")
+
+    def __init__(self, machine: Machine, trace: bool = False) -> None:
+        self.machine = machine
+        self.internal_queue: list[dict[str, Any]] = []
+        self.actions: list[ExecutableAction] = []
+        self.deferred_actor_ids: tuple[str, ...] = ()
+        self.trace: list[Microstep] | None = [] if trace else None
+
+
+class Work:
+    """The snapshot being built inside one microstep (XState clones per action; we mutate this)."""
+
+    __slots__ = ("context", "children", "status", "output", "error", "changed", "config", "history")
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.context = snapshot._context
+        self.children = snapshot._children
+        self.status = snapshot._status
+        self.output = snapshot._output
+        self.error = snapshot._error
+        self.changed = False
+        self.config = snapshot._config
+        self.history = snapshot._history
+
+    def guard_view(self, scope: Scope) -> Snapshot:
+        """The intermediate snapshot XState would hand a guard evaluated mid-microstep."""
+        return Snapshot(
+            scope.machine, self.config, self.context, status=self.status, children=self.children,
+            history=self.history, output=self.output, error=self.error,
+        )
+
+
+# -- configurations ---------------------------------------------------------------------------
+
+
+def get_initial_state_nodes(node: StateNode) -> list[StateNode]:
+    """The node and its default descendants (compound: initial; parallel: every region), DFS order."""
+    seen: dict[StateNode, None] = {}
+
+    def visit(n: StateNode) -> None:
+        if n in seen:
+            return
+        seen[n] = None
+        if n.type == "compound":
+            assert n.initial is not None and n.initial.target
+            visit(n.initial.target[0])
+        elif n.type == "parallel":
+            for child in n.children:
+                visit(child)
+
+    visit(node)
+    return list(seen)
+
+
+def _initial_with_ancestors(node: StateNode) -> list[StateNode]:
+    states = dict.fromkeys(get_initial_state_nodes(node))
+    for s in list(states):
+        for anc in get_proper_ancestors(s, node):
+            states[anc] = None
+    return list(states)
+
+
+def get_all_state_nodes(nodes: Iterable[StateNode]) -> list[StateNode]:
+    """Complete a partial configuration with default descendants and all ancestors, keeping
+    XState's insertion order (it is observable: it orders parallel regions in the value)."""
+    ordered: dict[StateNode, None] = dict.fromkeys(nodes)
+    has_children = {n.parent for n in ordered if n.parent is not None}
+    items = list(ordered)
+    i = 0
+    while i < len(items):
+        s = items[i]
+        i += 1
+        if s.type == "compound" and s not in has_children:
+            for n in _initial_with_ancestors(s):
+                if n not in ordered:
+                    ordered[n] = None
+                    items.append(n)
+        elif s.type == "parallel":
+            for child in s.children:
+                if child not in ordered:
+                    for n in _initial_with_ancestors(child):
+                        if n not in ordered:
+                            ordered[n] = None
+                            items.append(n)
+    i = 0
+    while i < len(items):
+        m = items[i].parent
+        i += 1
+        while m is not None:
+            if m not in ordered:
+                ordered[m] = None
+                items.append(m)
+            m = m.parent
+    return items
+
+
+def get_state_value(root: StateNode, nodes: Iterable[StateNode]) -> Any:
+    """XState's getStateValue: the value built from the adjacency list of the completed set."""
+    adj: dict[StateNode, list[StateNode]] = {}
+    for s in get_all_state_nodes(nodes):
+        if s not in adj:
+            adj[s] = []
+        if s.parent is not None:
+            adj.setdefault(s.parent, []).append(s)
+    return _value_from_adj(root, adj)
+
+
+def _value_from_adj(base: StateNode, adj: dict[StateNode, list[StateNode]]) -> Any:
+    children = adj.get(base)
+    if children is None:
+        return {}
+    if base.type == "compound":
+        if not children:
+            return {}
+        if children[0].is_atomic:
+            return children[0].key
+    return {c.key: _value_from_adj(c, adj) for c in children}
+
+
+def get_state_nodes(node: StateNode, value: Any) -> list[StateNode]:
+    """XState's getStateNodes: the nodes a state value names (with duplicates; callers dedupe)."""
+    if isinstance(value, str):
+        child = node.states.get(value)
+        if child is None:
+            raise ValueError(f"State '{value}' does not exist on '{node.id}'")
+        return [node, child]
+    out = [node.machine.root, node]
+    subs = []
+    for key in value:
+        child = node.states.get(key)
+        if child is None:
+            raise ValueError(f"Child state '{key}' does not exist on '{node.id}'")
+        out.append(child)
+        subs.append((child, value[key]))
+    for child, sub in subs:
+        out.extend(get_state_nodes(child, sub))
+    return out
+
+
+def is_in_final_state(node_set: frozenset[StateNode] | dict[StateNode, None] | set[StateNode], node: StateNode) -> bool:
+    if node.type == "compound":
+        return any(s.type == "final" and s in node_set for s in node.children)
+    if node.type == "parallel":
+        return all(is_in_final_state(node_set, s) for s in node.children)
+    return node.type == "final"
+
+
+# -- selection --------------------------------------------------------------------------------
+
+
+def _build_plan(node: StateNode, value: Any, event_type: str) -> Any:
+    """A pruned tree mirroring XState's transitionNode walk for one event type."""
+    if isinstance(value, str):
+        child = node.states[value]
+        cands = child.candidates(event_type)
+        subs: tuple[Any, ...] = ((cands, ()),) if cands else ()
+    else:
+        built = []
+        for key, sub in value.items():
+            if sub == "":  # XState skips falsy sub-values
+                continue
+            p = _build_plan(node.states[key], sub, event_type)
+            if p is not None:
+                built.append(p)
+        subs = tuple(built)
+    own = node.candidates(event_type)
+    if not own and not subs:
+        return None
+    return (own, subs)
+
+
+def _run_plan(plan: Any, snapshot: Snapshot, event: dict[str, Any]) -> list[Transition]:
+    own, subs = plan
+    if subs:
+        if len(subs) == 1:
+            found = _run_plan(subs[0], snapshot, event)
+        else:
+            found = []
+            for sub in subs:
+                found.extend(_run_plan(sub, snapshot, event))
+        if found:
+            return found
+    context = snapshot._context
+    for t in own:
+        guard = t.guard
+        if guard is None or evaluate_guard(guard, context, event, snapshot):
+            return [t]
+    return []
+
+
+def select_transitions(event: dict[str, Any], snapshot: Snapshot) -> list[Transition]:
+    """Enabled transitions for an event: deepest states first, one per region, by document order."""
+    config = snapshot._config
+    event_type = event["type"]
+    plans = config.plans
+    if event_type in plans:
+        plan = plans[event_type]
+    else:
+        plan = _build_plan(snapshot._machine.root, config.value, event_type)
+        if len(plans) < 1024:
+            plans[event_type] = plan
+    if plan is None:
+        return []
+    return _run_plan(plan, snapshot, event)
+
+
+def select_eventless_transitions(snapshot: Snapshot, event: dict[str, Any]) -> list[Transition]:
+    """`always` transitions: for each atomic state, the first enabled one from it up to the root."""
+    config = snapshot._config
+    if not config.always_chains:
+        return []
+    enabled: dict[Transition, None] = {}
+    context = snapshot._context
+    for chain in config.always_chains:
+        done = False
+        for always in chain:
+            for t in always:
+                if t.guard is None or evaluate_guard(t.guard, context, event, snapshot):
+                    enabled[t] = None
+                    done = True
+                    break
+            if done:
+                break
+    if not enabled:
+        return []
+    return remove_conflicting_transitions(list(enabled), config.nodes, snapshot._history)
+
+
+# -- exit/entry sets --------------------------------------------------------------------------
+
+
+def get_effective_target_states(t: Any, history: dict[str, tuple[StateNode, ...]]) -> list[StateNode]:
+    target = t.target
+    if not target:
+        return []
+    out: dict[StateNode, None] = {}
+    for node in target:
+        if node.type == "history":
+            if node.id in history:
+                for n in history[node.id]:
+                    out[n] = None
+            else:
+                for n in _effective_history_default(node, history):
+                    out[n] = None
+        else:
+            out[node] = None
+    return list(out)
+
+
+def _effective_history_default(node: StateNode, history: dict[str, tuple[StateNode, ...]]) -> list[StateNode]:
+    out: dict[StateNode, None] = {}
+    for n in node.history_default:
+        if n.type == "history":
+            if n.id in history:
+                for m in history[n.id]:
+                    out[m] = None
+            else:
+                for m in _effective_history_default(n, history):
+                    out[m] = None
+        else:
+            out[n] = None
+    return list(out)
+
+
+def _find_lca(nodes: list[StateNode]) -> StateNode | None:
+    head, tail = nodes[0], nodes[1:]
+    for anc in head.ancestors:
+        if all(anc in n.ancestor_set for n in tail):
+            return anc
+    return None
+
+
+def get_transition_domain(t: Any, history: dict[str, tuple[StateNode, ...]]) -> StateNode | None:
+    """The smallest compound/parallel state whose descendants the transition leaves and enters."""
+    cacheable = isinstance(t, Transition) and not t.has_history_target
+    if cacheable and t._domain is not UNDEFINED:
+        return t._domain  # type: ignore[no-any-return]
+    targets = get_effective_target_states(t, history)
+    source = t.source
+    if not t.reenter and all(n is source or source in n.ancestor_set for n in targets):
+        domain: StateNode | None = source
+    else:
+        lca = _find_lca(targets + [source])
+        if lca is not None:
+            domain = lca
+        elif t.reenter:
+            domain = None
+        else:
+            domain = source.machine.root
+    if cacheable:
+        t._domain = domain
+    return domain
+
+
+def compute_exit_set(transitions: list[Any], node_set: Iterable[StateNode], history: dict[str, tuple[StateNode, ...]]) -> list[StateNode]:
+    out: dict[StateNode, None] = {}
+    nodes = list(node_set)
+    for t in transitions:
+        if t.target:
+            domain = get_transition_domain(t, history)
+            if t.reenter and t.source is domain:
+                out[domain] = None  # type: ignore[index]
+            for s in nodes:
+                if domain is None or domain in s.ancestor_set:
+                    out[s] = None
+    return list(out)
+
+
+def remove_conflicting_transitions(enabled: list[Transition], node_set: Iterable[StateNode], history: dict[str, tuple[StateNode, ...]]) -> list[Transition]:
+    """Keep one of each pair whose exit sets intersect: the one from the deeper source wins."""
+    if len(enabled) <= 1:
+        return list(enabled)
+    nodes = list(node_set)
+    filtered: dict[Transition, None] = {}
+    for t1 in enabled:
+        preempted = False
+        to_remove = []
+        exit1 = set(compute_exit_set([t1], nodes, history))
+        for t2 in filtered:
+            if exit1 & set(compute_exit_set([t2], nodes, history)):
+                if is_descendant(t1.source, t2.source):
+                    to_remove.append(t2)
+                else:
+                    preempted = True
+                    break
+        if not preempted:
+            for t3 in to_remove:
+                del filtered[t3]
+            filtered[t1] = None
+    return list(filtered)
+
+
+def compute_entry_set(
+    transitions: list[Any],
+    history: dict[str, tuple[StateNode, ...]],
+    default_entry: set[StateNode],
+    to_enter: set[StateNode],
+) -> None:
+    for t in transitions:
+        domain = get_transition_domain(t, history)
+        for s in t.target or ():
+            if s.type != "history" and (t.source is not s or t.source is not domain or t.reenter):
+                to_enter.add(s)
+                default_entry.add(s)
+            add_descendant_states_to_enter(s, history, default_entry, to_enter)
+        reentrancy = None if (t.source.parent is None and t.reenter) else domain
+        for s in get_effective_target_states(t, history):
+            ancestors = get_proper_ancestors(s, domain)
+            if domain is not None and domain.type == "parallel":
+                ancestors.append(domain)
+            add_ancestor_states_to_enter(to_enter, history, default_entry, ancestors, reentrancy)
+
+
+def _has_descendant_in(to_enter: set[StateNode], node: StateNode) -> bool:
+    return any(node in s.ancestor_set for s in to_enter)
+
+
+def add_descendant_states_to_enter(node: StateNode, history: dict[str, tuple[StateNode, ...]], default_entry: set[StateNode], to_enter: set[StateNode]) -> None:
+    if node.type == "history":
+        if node.id in history:
+            targets = history[node.id]
+            for s in targets:
+                to_enter.add(s)
+                add_descendant_states_to_enter(s, history, default_entry, to_enter)
+            for s in targets:
+                add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(s, node.parent), None)
+        else:
+            targets = node.history_default
+            for s in targets:
+                to_enter.add(s)
+                if node.history_default_is_parent_initial:
+                    default_entry.add(node.parent)  # type: ignore[arg-type]
+                add_descendant_states_to_enter(s, history, default_entry, to_enter)
+            for s in targets:
+                add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(s, node.parent), None)
+    elif node.type == "compound":
+        initial = node.initial.target[0]  # type: ignore[union-attr]
+        if initial.type != "history":
+            to_enter.add(initial)
+            default_entry.add(initial)
+        add_descendant_states_to_enter(initial, history, default_entry, to_enter)
+        add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(initial, node), None)
+    elif node.type == "parallel":
+        for child in node.children:
+            if not _has_descendant_in(to_enter, child):
+                to_enter.add(child)
+                default_entry.add(child)
+                add_descendant_states_to_enter(child, history, default_entry, to_enter)
+
+
+def add_ancestor_states_to_enter(
+    to_enter: set[StateNode],
+    history: dict[str, tuple[StateNode, ...]],
+    default_entry: set[StateNode],
+    ancestors: list[StateNode],
+    reentrancy_domain: StateNode | None,
+) -> None:
+    for anc in ancestors:
+        if reentrancy_domain is None or reentrancy_domain in anc.ancestor_set:
+            to_enter.add(anc)
+        if anc.type == "parallel":
+            for child in anc.children:
+                if not _has_descendant_in(to_enter, child):
+                    to_enter.add(child)
+                    add_descendant_states_to_enter(child, history, default_entry, to_enter)
+
+
+# -- actions ----------------------------------------------------------------------------------
+
+
+def _custom_name(fn: Any) -> str:
+    name = getattr(fn, "__name__", "")
+    return "(anonymous)" if not name or name == "<lambda>" else name
+
+
+def resolve_actions(scope: Scope, work: Work, event: dict[str, Any], actions: Iterable[Any]) -> None:
+    """XState's resolveAndExecuteActionsWithContext with an executor that only records."""
+    machine = scope.machine
+    for action in actions:
+        params: Any = None
+        if isinstance(action, BuiltinAction):
+            impl: Any = action
+            name = action.type
+        elif callable(action):
+            scope.actions.append(
+                ExecutableAction(_custom_name(action), None, {"context": work.context, "event": event}, action)
+            )
+            continue
+        else:
+            if isinstance(action, str):
+                name = action
+            else:
+                name = action["type"]
+                params = action.get("params")
+                if callable(params):
+                    params = params(work.context, event)
+            impl = machine.implementations.actions.get(name)
+        if not isinstance(impl, BuiltinAction):
+            scope.actions.append(ExecutableAction(name, params, {"context": work.context, "event": event}, impl))
+            continue
+        info = {"context": work.context, "event": event}
+        exec_params, sub_actions = impl.resolve(scope, work, work.context, event, params)
+        if impl.has_execute:
+            scope.actions.append(ExecutableAction(impl.type, exec_params, info, None))
+        if sub_actions:
+            resolve_actions(scope, work, event, sub_actions)
+
+
+def _resolve_output(mapper: Any, context: Any, event: dict[str, Any]) -> Any:
+    if callable(mapper):
+        return mapper(context, event, None)
+    return mapper
+
+
+def _done_state_event(node_id: str, output: Any = UNDEFINED) -> dict[str, Any]:
+    if output is UNDEFINED:
+        return {"type": f"xstate.done.state.{node_id}"}
+    return {"type": f"xstate.done.state.{node_id}", "output": output}
+
+
+# -- microstep / macrostep --------------------------------------------------------------------
+
+
+def exit_states(
+    scope: Scope,
+    work: Work,
+    event: dict[str, Any],
+    transitions: list[Transition],
+    mut: dict[StateNode, None],
+    history: dict[str, tuple[StateNode, ...]],
+    step: Microstep | None,
+) -> dict[str, tuple[StateNode, ...]]:
+    to_exit = compute_exit_set(transitions, mut, history)
+    to_exit.sort(key=lambda n: n.order, reverse=True)
+    changed: dict[str, tuple[StateNode, ...]] | None = None
+    for node in to_exit:
+        for h in node.history_children:
+            if h.history == "deep":
+                recorded = tuple(s for s in mut if s.is_atomic and node in s.ancestor_set)
+            else:
+                recorded = tuple(s for s in mut if s.parent is node)
+            if changed is None:
+                changed = dict(history)
+            changed[h.id] = recorded
+    for node in to_exit:
+        resolve_actions(scope, work, event, node.exit_actions)
+        del mut[node]
+    if step is not None:
+        step.exited.extend(to_exit)
+    return changed if changed is not None else history
+
+
+def enter_states(
+    scope: Scope,
+    work: Work,
+    event: dict[str, Any],
+    transitions: list[Any],
+    mut: dict[StateNode, None],
+    history: dict[str, tuple[StateNode, ...]],
+    is_initial: bool,
+    step: Microstep | None,
+) -> None:
+    to_enter: set[StateNode] = set()
+    default_entry: set[StateNode] = set()
+    compute_entry_set(transitions, history, default_entry, to_enter)
+    machine = scope.machine
+    if is_initial:
+        default_entry.add(machine.root)
+    completed: set[StateNode] = set()
+    ordered = sorted(to_enter, key=lambda n: n.order)
+    if step is not None:
+        step.entered.extend(ordered)
+    for node in ordered:
+        mut[node] = None
+        actions = node.entry_actions
+        if node in default_entry and node.initial_actions:
+            actions = actions + node.initial_actions
+        if actions:
+            if node.invoke_ids:
+                scope.deferred_actor_ids = node.invoke_ids
+                try:
+                    resolve_actions(scope, work, event, actions)
+                finally:
+                    scope.deferred_actor_ids = ()
+            else:
+                resolve_actions(scope, work, event, actions)
+        if node.type == "final":
+            parent = node.parent
+            marker = parent if (parent is not None and parent.type == "parallel") else (parent.parent if parent is not None else None)
+            completion = marker or node
+            if parent is not None and parent.type == "compound":
+                out = _resolve_output(node.output, work.context, event) if node.output is not UNDEFINED else UNDEFINED
+                scope.internal_queue.append(_done_state_event(parent.id, out))
+            while marker is not None and marker.type == "parallel" and marker not in completed and is_in_final_state(mut, marker):
+                completed.add(marker)
+                scope.internal_queue.append(_done_state_event(marker.id))
+                completion = marker
+                marker = marker.parent
+            if marker is not None:
+                continue
+            work.status = "done"
+            work.output = _machine_output(work, event, machine.root, completion)
+            work.changed = True
+
+
+def _machine_output(work: Work, event: dict[str, Any], root: StateNode, completion: StateNode) -> Any:
+    if root.output is UNDEFINED:
+        return UNDEFINED
+    inner = UNDEFINED
+    if completion.output is not UNDEFINED and completion.parent is not None:
+        inner = _resolve_output(completion.output, work.context, event)
+    return _resolve_output(root.output, work.context, _done_state_event(completion.id, inner))
+
+
+def microstep(
+    scope: Scope,
+    transitions: list[Any],
+    snapshot: Snapshot,
+    event: dict[str, Any],
+    is_initial: bool = False,
+) -> Snapshot:
+    """Take a set of enabled transitions: exit set, transition actions, entry set (XState order)."""
+    if not transitions:
+        return snapshot
+    step = Microstep(event, transitions) if scope.trace is not None else None
+    first_action = len(scope.actions)
+    work = Work(snapshot)
+    old_config = snapshot._config
+    mut: dict[StateNode, None] = dict.fromkeys(old_config.nodes)
+    history = snapshot._history
+    filtered = remove_conflicting_transitions(transitions, mut, history) if len(transitions) > 1 else transitions
+    if not is_initial:
+        history = exit_states(scope, work, event, filtered, mut, history, step)
+    for t in filtered:
+        if t.actions:
+            resolve_actions(scope, work, event, t.actions)
+    enter_states(scope, work, event, filtered, mut, history, is_initial, step)
+    next_nodes = list(mut)
+    if work.status == "done":
+        next_nodes.sort(key=lambda n: n.order, reverse=True)
+        resolve_actions(scope, work, event, [a for n in next_nodes for a in n.exit])
+    if history is snapshot._history and len(mut) == len(old_config.node_set) and old_config.node_set.issuperset(mut):
+        config = old_config
+    else:
+        config = scope.machine.configuration(tuple(next_nodes))
+    if not work.changed and config is old_config and history is snapshot._history:
+        result = snapshot
+    else:
+        result = Snapshot(
+            scope.machine, config, work.context, status=work.status, children=work.children,
+            history=history, output=work.output, error=work.error,
+        )
+    if step is not None and scope.trace is not None:
+        step.snapshot = result
+        step.actions = scope.actions[first_action:]
+        scope.trace.append(step)
+    return result
+
+
+def _stop_children(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Work:
+    work = Work(snapshot)
+    resolve_actions(scope, work, event, [StopChild(child_id) for child_id in list(snapshot._children)])
+    return work
+
+
+def macrostep(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Snapshot:
+    """Process one external event, then eventless transitions and raised events to a fixed point."""
+    event_type = event["type"]
+    if event_type == "*":
+        raise ValueError("An event cannot have the wildcard type ('*')")
+    machine = scope.machine
+    if event_type == XSTATE_STOP:
+        work = _stop_children(scope, snapshot, event)
+        return Snapshot(machine, snapshot._config, work.context, status="stopped", children=work.children,
+                        history=snapshot._history, output=snapshot._output, error=snapshot._error)
+    next_event = event
+    if event_type != XSTATE_INIT:
+        transitions = select_transitions(event, snapshot)
+        if not transitions and event_type.startswith("xstate.error.actor"):
+            work = _stop_children(scope, snapshot, event)
+            if scope.trace is not None:
+                step = Microstep(event, [])
+                scope.trace.append(step)
+            return Snapshot(machine, snapshot._config, work.context, status="error", children=work.children,
+                            history=snapshot._history, output=snapshot._output, error=event.get("error", UNDEFINED))
+        snapshot = microstep(scope, transitions, snapshot, event)
+    select_eventless = True
+    queue = scope.internal_queue
+    max_iterations = machine.max_iterations
+    iterations = 0
+    while snapshot._status == "active":
+        iterations += 1
+        if iterations > max_iterations:
+            raise RuntimeError(
+                f"Infinite loop detected: the machine has processed more than {max_iterations} microsteps "
+                f"without reaching a stable state."
+            )
+        enabled = select_eventless_transitions(snapshot, next_event) if select_eventless else []
+        previous = snapshot if enabled else None
+        if not enabled:
+            if not queue:
+                break
+            next_event = queue.pop(0)
+            enabled = select_transitions(next_event, snapshot)
+        snapshot_after = microstep(scope, enabled, snapshot, next_event)
+        select_eventless = snapshot_after is not previous
+        snapshot = snapshot_after
+    if snapshot._status != "active":
+        _stop_children(scope, snapshot, next_event)  # XState emits the stops but keeps the children
+    return snapshot
+
+
+def initial_step(scope: Scope, machine: Machine, input: Any) -> Snapshot:
+    """XState's getInitialSnapshot: context from input, enter the initial configuration, settle.
+
+    An exception here yields a snapshot with status "error" (XState catches it), not a raise.
+    """
+    init_event: dict[str, Any] = {"type": XSTATE_INIT}
+    if input is not UNDEFINED and input is not None:
+        init_event["input"] = input
+    context_config = machine.context_config
+    base_context = context_config if (context_config is not None and not callable(context_config)) else {}
+    snapshot = Snapshot(machine, machine.configuration((machine.root,)), base_context)
+    try:
+        if callable(context_config):
+            made = context_config(None if input is UNDEFINED else input)
+            snapshot = Snapshot(machine, snapshot._config, dict(made) if made is not None else {})
+        root = machine.root
+        initial = Transition("#initial", root, None, tuple(get_initial_state_nodes(root)), None, (), True)
+        after_first = microstep(scope, [initial], snapshot, init_event, is_initial=True)
+        return macrostep(scope, after_first, init_event)
+    except Exception as error:  # XState turns any error of the initial transition into status "error"
+        return Snapshot(machine, snapshot._config, snapshot._context, status="error",
+                        children=snapshot._children, history=snapshot._history, error=error)

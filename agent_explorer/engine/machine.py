@@ -1,0 +1,340 @@
+"""Setup, Machine and create_machine: implementations by name, config validation up front,
+structural version, persistence (get_persisted_snapshot / restore_snapshot) and configuration
+interning.
+
+Building a machine is the only place config errors surface (MachineConfigError naming the state
+path and the fix); afterwards a Machine is immutable. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from ..errors import MachineConfigError
+from ._util import UNDEFINED
+from .actions import BuiltinAction, EnqueueActions
+from .actors import ChildRef
+from .guards import BuiltinGuard, guard_names
+from .nodes import StateNode, Transition, to_state_path
+from .snapshot import Configuration, Snapshot
+
+__all__ = ["Implementations", "Setup", "Machine", "setup", "create_machine"]
+
+
+@dataclass(frozen=True)
+class Implementations:
+    """Named implementations: guards, actions, actors (logic objects), delays."""
+
+    guards: Mapping[str, Any] = field(default_factory=dict)
+    actions: Mapping[str, Any] = field(default_factory=dict)
+    actors: Mapping[str, Any] = field(default_factory=dict)
+    delays: Mapping[str, Any] = field(default_factory=dict)
+
+    def merged(self, guards: Mapping[str, Any] | None = None, actions: Mapping[str, Any] | None = None,
+               actors: Mapping[str, Any] | None = None, delays: Mapping[str, Any] | None = None) -> Implementations:
+        return Implementations(
+            guards={**self.guards, **(guards or {})},
+            actions={**self.actions, **(actions or {})},
+            actors={**self.actors, **(actors or {})},
+            delays={**self.delays, **(delays or {})},
+        )
+
+
+class Setup:
+    """The result of `setup(...)`: implementations (and extensions) waiting for a config.
+
+    Extensible: subclasses (e.g. the runtime's setup_agent) may add entries to `extensions`;
+    they are copied onto every machine this setup creates.
+    """
+
+    def __init__(
+        self,
+        guards: Mapping[str, Any] | None = None,
+        actions: Mapping[str, Any] | None = None,
+        actors: Mapping[str, Any] | None = None,
+        delays: Mapping[str, Any] | None = None,
+        extensions: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.implementations = Implementations(
+            guards=dict(guards or {}), actions=dict(actions or {}), actors=dict(actors or {}), delays=dict(delays or {})
+        )
+        self.extensions: dict[str, Any] = dict(extensions or {})
+
+    def create_machine(self, config: Mapping[str, Any]) -> Machine:
+        return Machine(config, self.implementations, extensions=self.extensions)
+
+
+def setup(
+    guards: Mapping[str, Any] | None = None,
+    actions: Mapping[str, Any] | None = None,
+    actors: Mapping[str, Any] | None = None,
+    delays: Mapping[str, Any] | None = None,
+    extensions: Mapping[str, Any] | None = None,
+) -> Setup:
+    """Declare implementations by name (XState's `setup`); then `.create_machine(config)`."""
+    return Setup(guards=guards, actions=actions, actors=actors, delays=delays, extensions=extensions)
+
+
+def create_machine(config: Mapping[str, Any], implementations: Implementations | None = None) -> Machine:
+    """A machine from a config alone (JSON configs need every name implemented: use setup)."""
+    return Machine(config, implementations or Implementations())
+
+
+class Machine:
+    """A statechart: nodes built once from the config, implementations, id, version, definition."""
+
+    def __init__(
+        self,
+        config: Mapping[str, Any],
+        implementations: Implementations,
+        extensions: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not isinstance(config, Mapping):
+            raise MachineConfigError(f"A machine config must be a dict, got {type(config).__name__}.")
+        self.config: dict[str, Any] = dict(config)
+        self.implementations = implementations
+        self.extensions: dict[str, Any] = dict(extensions or {})
+        self.id: str = self.config.get("id") or "(machine)"
+        self.declared_version: str | None = self.config.get("version")
+        self.migrate: Callable[[dict[str, Any], Any], dict[str, Any]] | None = self.config.get("migrate")
+        self.context_config = self.config.get("context")
+        options = self.config.get("options") or {}
+        self.max_iterations: float = options.get("maxIterations", math.inf)
+        self.id_map: dict[str, StateNode] = {}
+        self._inline_actors: dict[str, Any] = {}
+        self._configs: dict[tuple[StateNode, ...], Configuration] = {}
+        self.root = StateNode(self, self.config, self.id, None)
+        self.root.initialize()
+        self.root.initialize_history()
+        self.states = self.root.states
+        self._validate_names()
+        self._definition: dict[str, Any] | None = None
+        self._version: str | None = None
+
+    # -- identity ---------------------------------------------------------------------------------
+
+    @property
+    def definition(self) -> dict[str, Any]:
+        """JSON view of the chart (see engine/definition.py for the format)."""
+        if self._definition is None:
+            from .definition import build_definition
+
+            self._definition = build_definition(self)
+        return self._definition
+
+    @property
+    def version(self) -> str:
+        """The declared `version`, else `state_hash(definition)` (changes with the structure)."""
+        if self._version is None:
+            if self.declared_version is not None:
+                self._version = str(self.declared_version)
+            else:
+                from .definition import structural_hash
+
+                self._version = structural_hash(self.definition)
+        return self._version
+
+    def provide(
+        self,
+        actors: Mapping[str, Any] | None = None,
+        actions: Mapping[str, Any] | None = None,
+        guards: Mapping[str, Any] | None = None,
+        delays: Mapping[str, Any] | None = None,
+    ) -> Machine:
+        """A new machine with the same config and some implementations replaced."""
+        return Machine(
+            self.config,
+            self.implementations.merged(guards=guards, actions=actions, actors=actors, delays=delays),
+            extensions=self.extensions,
+        )
+
+    def get_state_node_by_id(self, state_id: str) -> StateNode:
+        """`"#id"`, `"id"` or `"#id.child.path"` -> node."""
+        raw = state_id[1:] if state_id.startswith("#") else state_id
+        node = self.id_map.get(raw)
+        if node is not None:
+            return node
+        path = to_state_path(raw)
+        node = self.id_map.get(path[0])
+        if node is None:
+            raise MachineConfigError(
+                f"Child state node '#{raw}' does not exist on machine '{self.id}'.", path=f"#{raw}"
+            )
+        for key in path[1:]:
+            if not key:
+                break
+            child = node.states.get(key)
+            if child is None:
+                raise MachineConfigError(f"Child state '{key}' does not exist on '{node.id}'.", path=f"#{node.id}")
+            node = child
+        return node
+
+    def configuration(self, nodes: tuple[StateNode, ...]) -> Configuration:
+        """The interned Configuration for a `_nodes` tuple (value, tags, plans computed once)."""
+        config = self._configs.get(nodes)
+        if config is None:
+            from .algorithm import get_state_value
+
+            config = Configuration(nodes, get_state_value(self.root, nodes))
+            if len(self._configs) < 65536:
+                self._configs[nodes] = config
+        return config
+
+    # -- persistence -------------------------------------------------------------------------------
+
+    def get_persisted_snapshot(self, snapshot: Snapshot) -> dict[str, Any]:
+        """Exactly the JSON XState v5's `getPersistedSnapshot` gives for the same machine and events.
+
+        Nested values are shared with the snapshot: treat the result as read-only.
+        """
+        persisted: dict[str, Any] = {"status": snapshot._status}
+        if snapshot._output is not UNDEFINED:
+            persisted["output"] = snapshot._output
+        if snapshot._error is not UNDEFINED:
+            error = snapshot._error
+            # JSON.stringify(new Error(...)) is "{}": an exception persists as an empty object.
+            persisted["error"] = {} if isinstance(error, BaseException) else error
+        persisted["value"] = snapshot._config.value
+        history = snapshot._history
+        persisted["historyValue"] = (
+            {hid: [{"id": n.id} for n in nodes] for hid, nodes in history.items()} if history else {}
+        )
+        persisted["context"] = snapshot._context
+        children = snapshot._children
+        persisted["children"] = {cid: child.persisted() for cid, child in children.items()} if children else {}
+        return persisted
+
+    def restore_snapshot(self, persisted: Mapping[str, Any]) -> Snapshot:
+        """The inverse of get_persisted_snapshot (XState's restoreSnapshot)."""
+        from .algorithm import get_all_state_nodes, get_state_nodes
+
+        value = persisted["value"]
+        try:
+            listed = get_state_nodes(self.root, value)
+        except ValueError as exc:
+            raise MachineConfigError(
+                f"Persisted value {value!r} does not fit machine '{self.id}': {exc}", path=f"#{self.id}"
+            ) from None
+        nodes = tuple(get_all_state_nodes(dict.fromkeys(listed)))
+        history: dict[str, tuple[StateNode, ...]] = {}
+        for hid, items in (persisted.get("historyValue") or {}).items():
+            resolved = tuple(self.id_map[item["id"]] for item in items if item.get("id") in self.id_map)
+            if resolved:
+                history[hid] = resolved
+        children: dict[str, ChildRef] = {}
+        from .actors import resolve_logic
+
+        for cid, data in (persisted.get("children") or {}).items():
+            src = data.get("src")
+            logic = resolve_logic(self, src)
+            if logic is None:
+                continue
+            child_snapshot = data.get("snapshot") or {}
+            children[cid] = ChildRef(
+                id=cid,
+                src=src,
+                snapshot=child_snapshot,
+                input=child_snapshot.get("input", UNDEFINED),
+                system_id=data.get("systemId"),
+                sync_snapshot=bool(data.get("syncSnapshot", False)),
+                logic=logic,
+            )
+        return Snapshot(
+            self,
+            self.configuration(nodes),
+            persisted.get("context", {}),
+            status=persisted.get("status", "active"),
+            children=children,
+            history=history,
+            output=persisted.get("output", UNDEFINED),
+            error=persisted.get("error", UNDEFINED),
+        )
+
+    def initial_persisted_snapshot(self, input: Any) -> dict[str, Any]:
+        """As a child actor logic: the persisted initial snapshot XState records for it."""
+        from .transition import initial_transition
+
+        snapshot, _ = initial_transition(self, input=None if input is UNDEFINED else input)
+        return self.get_persisted_snapshot(snapshot)
+
+    # -- validation --------------------------------------------------------------------------------
+
+    def _validate_names(self) -> None:
+        impl = self.implementations
+        for node in self.id_map.values():
+            where = f"#{node.id}"
+            for i, inv in enumerate(node.invoke):
+                if inv.logic is not None:
+                    self._inline_actors[inv.src] = inv.logic
+                elif inv.src not in impl.actors:
+                    raise MachineConfigError(
+                        f'State "{where}" invokes actor "{inv.src}", which has no implementation. '
+                        f'Add it to setup(actors={{"{inv.src}": ...}}).',
+                        path=where,
+                    )
+            for label, actions in (("entry", node.entry), ("exit", node.exit)):
+                self._validate_actions(actions, f"{where} {label}", where)
+            if node.initial is not None:
+                self._validate_actions(node.initial.actions, f"{where} initial", where)
+            transitions: list[Transition] = [t for ts in node.transitions.values() for t in ts]
+            transitions += node.always or []
+            for t in transitions:
+                label = f'{where} on "{t.event_type}"' if t.event_type else f"{where} always"
+                self._validate_actions(t.actions, label, where)
+                for name in guard_names(t.guard):
+                    self._validate_guard_name(name, label, where)
+            for t in node.after:
+                if isinstance(t.delay, str) and t.delay not in impl.delays:
+                    raise MachineConfigError(
+                        f'State "{where}" has an "after" delay named "{t.delay}" with no implementation. '
+                        f'Add it to setup(delays={{"{t.delay}": <ms>}}).',
+                        path=where,
+                    )
+
+    def _validate_guard_name(self, name: str, label: str, where: str, seen: frozenset[str] = frozenset()) -> None:
+        impl = self.implementations.guards
+        if name not in impl:
+            raise MachineConfigError(
+                f'Guard "{name}" used in {label} has no implementation. Add it to setup(guards={{"{name}": ...}}).',
+                path=where,
+            )
+        resolved = impl[name]
+        if name not in seen and (isinstance(resolved, BuiltinGuard) or isinstance(resolved, (str, dict))):
+            for inner in guard_names(resolved):
+                self._validate_guard_name(inner, label, where, seen | {name})
+
+    def _validate_actions(self, actions: Any, label: str, where: str, seen: frozenset[str] = frozenset()) -> None:
+        impl = self.implementations
+        for action in actions:
+            target: Any = action
+            if isinstance(action, (str, dict)):
+                name = action if isinstance(action, str) else action.get("type")
+                if not isinstance(name, str):
+                    raise MachineConfigError(f"An action in {label} has no string \"type\": {action!r}.", path=where)
+                if name not in impl.actions:
+                    raise MachineConfigError(
+                        f'Action "{name}" used in {label} has no implementation. '
+                        f'Add it to setup(actions={{"{name}": ...}}).',
+                        path=where,
+                    )
+                target = impl.actions[name]
+            if isinstance(target, BuiltinAction) and not isinstance(target, EnqueueActions):
+                for delay in target.referenced_delays():
+                    if delay not in impl.delays:
+                        raise MachineConfigError(
+                            f'Delay "{delay}" used in {label} has no implementation. '
+                            f'Add it to setup(delays={{"{delay}": <ms>}}).',
+                            path=where,
+                        )
+                for src in target.referenced_actors():
+                    if src not in impl.actors:
+                        raise MachineConfigError(
+                            f'Actor "{src}" spawned in {label} has no implementation. '
+                            f'Add it to setup(actors={{"{src}": ...}}).',
+                            path=where,
+                        )
+
+    def __repr__(self) -> str:
+        return f"Machine(id={self.id!r})"
