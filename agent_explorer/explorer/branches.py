@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import AgentError, AgentInvalidEventPayloadError
 from .aio import run_sync
-from .frames import ReplaySource, open_source, value_text
+from .frames import ReplaySource, api, open_source, value_text
 
 __all__ = ["Branch", "AppendResult", "BranchComparison", "compare_timelines", "validate_event"]
 
@@ -40,8 +40,8 @@ def validate_event(machine: Any, snapshot: Any, event: Any) -> dict[str, Any]:
     Reserved `@agent.*` types are refused: init and usage records are written by the runtime, not by hand.
     """
     try:
-        from ..runtime import parse_agent_event  # type: ignore[attr-defined]
-    except ImportError:
+        parse_agent_event = api("parse_agent_event")
+    except AgentError:
         parse_agent_event = None
     if not isinstance(event, Mapping) or not isinstance(event.get("type"), str) or not event.get("type"):
         raise AgentInvalidEventPayloadError(
@@ -103,9 +103,7 @@ class Branch:
             run_sync(lambda: store.fork(thread_id=thread_id, new_thread_id=new_id, up_to_index=at))
             forked = run_sync(lambda: store.read(new_id))
             return cls(machine, forked, forked_at=at, parent_thread_id=thread_id, store=store, thread_id=new_id)
-        from ..log import fork_event_log
-
-        return cls(machine, fork_event_log(list(entries), at), forked_at=at)
+        return cls(machine, api("fork_event_log")(list(entries), at), forked_at=at)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -120,9 +118,8 @@ class Branch:
         An ignored event (no enabled transition in that state) is still journaled, as a live run would
         accept it; `result.ignored` and `result.message` say so plainly.
         """
-        from ..engine import transition_with_trace  # type: ignore[attr-defined]
-        from ..log import create_replay_entry, state_hash
-
+        transition_with_trace = api("transition_with_trace")
+        create_replay_entry, state_hash = api("create_replay_entry"), api("state_hash")
         before = self.snapshot
         parsed = validate_event(self.machine, before, event)
         after, _actions, trace = transition_with_trace(self.machine, before, parsed)
@@ -200,8 +197,7 @@ def compare_timelines(
     Entries shared verbatim (same id and event) fold to the same state, so the walk skips them without
     replaying; from the first differing entry on it compares persisted snapshots.
     """
-    from ..log import diff_snapshots
-
+    diff_snapshots = api("diff_snapshots")
     common = min(len(a_entries), len(b_entries))
     start = 0
     while start < common and _same_entry(a_entries[start], b_entries[start]):

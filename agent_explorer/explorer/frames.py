@@ -8,11 +8,13 @@ refold from 0. This module only reads: it never mutates entries, never executes 
 from __future__ import annotations
 
 import bisect
+import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from ..errors import AgentError
 from .graph import active_state_ids
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "path_segments",
     "value_text",
     "USAGE_TYPE",
+    "api",
 ]
 
 USAGE_TYPE = "@agent.usage"
@@ -52,11 +55,25 @@ class ReplaySource(Protocol):
     def trace_at(self, index: int) -> list[dict[str, Any]]: ...
 
 
-def open_source(machine: Any, entries: Sequence[Mapping[str, Any]]) -> ReplaySource:
-    """The checkpointed Timeline over `entries` (imported late: the log package is optional at import time)."""
-    from ..log import Timeline
+_API_HOMES = ("agent_explorer", "agent_explorer.log", "agent_explorer.engine", "agent_explorer.runtime")
 
-    return Timeline(machine, list(entries))  # type: ignore[no-any-return]
+
+def api(name: str) -> Any:
+    """A public name of shared/API.md (`Timeline`, `diff_snapshots`, ...), looked up when first needed.
+
+    Late lookup keeps `import agent_explorer.explorer` cheap and independent of import order; the
+    top-level package is the contract, the layer packages are where the names live.
+    """
+    for home in _API_HOMES:
+        found = getattr(importlib.import_module(home), name, None)
+        if found is not None:
+            return found
+    raise AgentError(f"agent_explorer.{name} is not available in this installation", code="missing-dependency")
+
+
+def open_source(machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any) -> ReplaySource:
+    """The checkpointed Timeline over `entries` (options go to `Timeline`, e.g. `lazy=True`)."""
+    return api("Timeline")(machine, list(entries), **options)  # type: ignore[no-any-return]
 
 
 def path_segments(path: Any) -> list[str | int]:
@@ -369,8 +386,7 @@ class FrameBuilder:
     def _changed(self, index: int, persisted: Mapping[str, Any]) -> list[list[str | int]]:
         if index == 0:
             return []
-        from ..log import diff_snapshots
-
+        diff_snapshots = api("diff_snapshots")
         try:
             before = self.source.persisted_at(index - 1)
         except Exception:  # noqa: BLE001 - no previous state, nothing to compare

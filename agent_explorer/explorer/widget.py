@@ -20,7 +20,7 @@ import traitlets
 from ..errors import AgentError
 from .aio import run_sync
 from .branches import Branch, BranchComparison, compare_timelines
-from .frames import FrameBuilder, ReplaySource, UsageIndex, VerificationSummary, _jsonable, open_source
+from .frames import FrameBuilder, ReplaySource, UsageIndex, VerificationSummary, _jsonable, api, open_source
 from .graph import build_graph
 from .table import EventTable
 
@@ -30,6 +30,7 @@ STATIC_DIR = Path(__file__).parent / "static"
 # Up to this many entries, verification runs before the widget is returned (the banner is right at once);
 # above it, it runs on a worker thread and the banner says "verifying…" until the report lands.
 SYNC_VERIFY_LIMIT = 20_000
+BUILD_CHUNK = 2_000
 
 _MISSING_BUNDLE = """
 export default { render({ el }) {
@@ -85,7 +86,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         store: Any = None,
         thread_id: str | None = None,
         source: ReplaySource | None = None,
-        verify: bool | str = "auto",
+        verify: bool | str = "auto",  # True / "auto" / "background" / False
         page_size: int = 100,
         **kwargs: Any,
     ) -> None:
@@ -100,7 +101,8 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self.store = store
         self.thread_id = thread_id
         self._entries: list[dict[str, Any]] = entries
-        self._source: ReplaySource = source if source is not None else open_source(machine, entries)
+        lazy = source is None and len(entries) > SYNC_VERIFY_LIMIT
+        self._source: ReplaySource = source if source is not None else open_source(machine, entries, lazy=lazy)
         self._usage = UsageIndex(entries)
         definition = machine.definition
         self._frames = FrameBuilder(self._source, entries, definition, self._usage)
@@ -125,7 +127,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self.marks = {"forks": []}
         self.table = self._table.page(0, page_size)
         self.on_msg(self._on_message)
-        self._start_verification(verify)
+        self._start_background(verify, lazy)
         self._flush_frame()
 
     # -- construction from a store ------------------------------------------------------------------------
@@ -219,35 +221,37 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
 
     # -- verification and the machine comparison ---------------------------------------------------------
 
-    def _start_verification(self, verify: bool | str) -> None:
+    def _start_background(self, verify: bool | str, lazy: bool) -> None:
+        """Verification (and, for a lazily opened long log, the checkpoint fold) off the caller's thread.
+
+        Short logs are verified before the constructor returns, so the banner is right at first draw; long
+        ones open at once and the chip says "verifying…" until the report lands (`wait_verified()` blocks).
+        """
         if verify is False:
             self._set_verification(VerificationSummary(status="off"), None)
-            return
-        self._set_verification(VerificationSummary(status="pending"), None)
-        if verify == "background" or (verify == "auto" and len(self._entries) > SYNC_VERIFY_LIMIT):
-            self._verifier = threading.Thread(target=self._verify, name="agent-explorer-verify", daemon=True)
-            self._verifier.start()
         else:
+            self._set_verification(VerificationSummary(status="pending"), None)
+        sync_verify = verify is True or (verify == "auto" and len(self._entries) <= SYNC_VERIFY_LIMIT)
+        if sync_verify:
             self._verify()
+        later = verify is not False and not sync_verify
+        if lazy or later:
+            self._verifier = threading.Thread(
+                target=self._background, args=(later, lazy), name="agent-explorer-verify", daemon=True
+            )
+            self._verifier.start()
 
-    def _verify(self) -> None:
-        from ..log import compare_machines, verify_log
-
-        try:
-            summary = VerificationSummary.from_report(verify_log(self.machine, self._entries))
-        except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
-            summary = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
-        comparison = None
-        if self.compare_with is not None:
+    def _background(self, verify: bool, lazy: bool) -> None:
+        build = getattr(self._source, "build", None)
+        if lazy and callable(build):
             try:
-                result = compare_machines(self.machine, self.compare_with, self._entries)
-                comparison = {
-                    "index": result.index,
-                    "diff": _jsonable([_change(c) for c in (result.diff or [])][:200]),
-                }
-            except Exception as error:  # noqa: BLE001
-                comparison = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
-        self._set_verification(summary, comparison)
+                # In chunks: the Timeline holds its lock per build call, and scrubbing must not wait long.
+                for until in range(BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK):
+                    build(min(until, len(self._entries) - 1))
+            except Exception:  # noqa: BLE001 - the same error will surface (as a frame error) on access
+                pass
+        if verify:
+            self._verify()
 
     def _set_verification(self, summary: VerificationSummary, comparison: dict[str, Any] | None) -> None:
         with self._lock:
