@@ -1,0 +1,56 @@
+"""The agent runtime: agent machines, run_agent, parse_agent_event, and the step path's effects.
+
+Sits above engine/, log/ and stores/; imports nothing from explorer/ (servers stay light).
+"""
+
+from __future__ import annotations
+
+from .agent_setup import (
+    DecisionLogic,
+    PlanLogic,
+    TextLogic,
+    create_decision_logic,
+    create_plan_logic,
+    create_text_logic,
+    setup_agent,
+)
+from .decisions import PLAN_DONE_EVENT_TYPE, resolve_decision
+from .effects import AgentEffect, get_agent_effects
+from .execute import execute_agent_request
+from .executors import AgentExecutors, AgentRequest, ScriptedModel
+from .parse import parse_agent_event
+from .run import RunResult, run_agent
+
+
+def _register_with_log_replay() -> None:
+    """Let `log.replay(...).effects` come from get_agent_effects, with entries as history (so
+    decision occurrences count from causation ids). The log layer cannot import us: we register."""
+    from ..log.replay import register_effects_provider
+
+    register_effects_provider(
+        lambda machine, snapshot, actions, entries: get_agent_effects(machine, snapshot, actions, history=list(entries))
+    )
+
+
+_register_with_log_replay()
+
+__all__ = [
+    "AgentEffect",
+    "AgentExecutors",
+    "AgentRequest",
+    "DecisionLogic",
+    "PLAN_DONE_EVENT_TYPE",
+    "PlanLogic",
+    "RunResult",
+    "ScriptedModel",
+    "TextLogic",
+    "create_decision_logic",
+    "create_plan_logic",
+    "create_text_logic",
+    "execute_agent_request",
+    "get_agent_effects",
+    "parse_agent_event",
+    "resolve_decision",
+    "run_agent",
+    "setup_agent",
+]

@@ -1,0 +1,491 @@
+"""Lowering a frontier into agent effects, and the ledger of effects still owed (seeds/003).
+
+`get_agent_effects` turns one transition's actions into ordered effects (`text`, `decision`, `plan`,
+`task`, `delay`, `execute`) in document order, then appends the snapshot-only ones still owed;
+`EffectLedger` folds a journal to know exactly what is owed at its end (the fan-out branches not yet
+completed, the timers not yet fired). Request ids are `site#occurrence` counted from the journal.
+Pure: nothing here executes an effect, awaits, reads a clock, or writes a log.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..engine.actors import resolve_logic
+from ..engine._util import UNDEFINED
+from .agent_setup import logic_kind
+from .executors import AgentRequest
+
+__all__ = [
+    "AgentEffect",
+    "EffectLedger",
+    "EFFECT_KINDS",
+    "EXECUTE_ACTION_TYPES",
+    "get_agent_effects",
+    "to_done_event",
+    "to_error_event",
+    "completion_site",
+    "is_entry",
+    "event_of",
+    "JournalCounts",
+]
+
+EFFECT_KINDS = ("text", "decision", "plan", "task", "delay", "execute")
+#: Built-in actions a host runs once at the frontier (never journaled, never replayed).
+EXECUTE_ACTION_TYPES = frozenset({"xstate.sendTo", "xstate.cancel", "xstate.emit", "xstate.log"})
+DONE_PREFIX = "xstate.done.actor."
+ERROR_PREFIX = "xstate.error.actor."
+INIT_TYPE = "@agent.init"
+USAGE_TYPE = "@agent.usage"
+
+
+def to_done_event(site: str, output: Any) -> dict[str, Any]:
+    """`xstate.done.actor.<site>` carrying `output` inline, as XState names it."""
+    return {"type": f"{DONE_PREFIX}{site}", "output": output}
+
+
+def to_error_event(site: str, error: Any) -> dict[str, Any]:
+    """`xstate.error.actor.<site>` with the error normalised to `{name, message, cause?}`."""
+    from ..log.entries import normalize_error
+
+    return {"type": f"{ERROR_PREFIX}{site}", "error": normalize_error(error)}
+
+
+def completion_site(event_type: str) -> str | None:
+    """The actor id a done/error event completes, or None for any other event."""
+    if event_type.startswith(DONE_PREFIX):
+        return event_type[len(DONE_PREFIX) :]
+    if event_type.startswith(ERROR_PREFIX):
+        return event_type[len(ERROR_PREFIX) :]
+    return None
+
+
+def is_entry(item: Mapping[str, Any]) -> bool:
+    """History items may be log entries (`{"event": ...}`) or bare events (`{"type": ...}`)."""
+    return "event" in item and "type" not in item
+
+
+def event_of(item: Mapping[str, Any]) -> Mapping[str, Any]:
+    return item["event"] if is_entry(item) else item
+
+
+@dataclass(frozen=True, eq=False)
+class AgentEffect:
+    """One thing a host owes at a frontier.
+
+    `request_id` (`site#occurrence`) is set on every kind but `execute`. `exec()` runs an execute
+    effect's action (builtins do nothing in-process: the host interprets `.action.type/.params`).
+    A `delay` carries the `event` to journal when it fires and `delay` in milliseconds.
+    """
+
+    kind: str
+    site: str | None = None
+    request_id: str | None = None
+    request: AgentRequest | None = None
+    logic: Any = None
+    action: Any = None
+    event: dict[str, Any] | None = None
+    delay: int | float | None = None
+    send_id: str | None = None
+
+    @property
+    def mode(self) -> str | None:
+        return self.request.mode if self.request is not None and self.kind == "text" else None
+
+    def exec(self) -> Any:
+        return self.action.exec() if self.action is not None else None
+
+    def to_done_event(self, output: Any) -> dict[str, Any]:
+        self._require_site("to_done_event")
+        return to_done_event(self.site or "", output)
+
+    def to_error_event(self, error: Any) -> dict[str, Any]:
+        self._require_site("to_error_event")
+        return to_error_event(self.site or "", error)
+
+    def _require_site(self, what: str) -> None:
+        if self.kind not in ("text", "task", "plan", "decision") or self.site is None:
+            from ..errors import AgentError
+
+            raise AgentError(f"A {self.kind!r} effect has no actor completion ({what}).", code="invalid-argument")
+
+    def __repr__(self) -> str:
+        if self.kind == "execute":
+            return f"AgentEffect(execute, {getattr(self.action, 'type', None)!r})"
+        return f"AgentEffect({self.kind}, {self.request_id!r})"
+
+
+class JournalCounts:
+    """What a journal says about occurrences: completions per site, decisions per site, timer
+    firings per event type, and the events each request caused (a plan's applied trail)."""
+
+    __slots__ = ("completions", "caused", "fired", "trail", "execution_id")
+
+    def __init__(self) -> None:
+        self.completions: Counter[str] = Counter()
+        self.caused: Counter[str] = Counter()
+        self.fired: Counter[str] = Counter()
+        self.trail: dict[str, list[dict[str, Any]]] = {}
+        self.execution_id: str | None = None
+
+    def add(self, item: Mapping[str, Any]) -> None:
+        entry = is_entry(item)
+        event = item["event"] if entry else item
+        event_type = event.get("type", "")
+        if event_type == INIT_TYPE:
+            metadata = item.get("metadata") if entry else None
+            if isinstance(metadata, Mapping) and isinstance(metadata.get("executionId"), str):
+                self.execution_id = metadata["executionId"]
+            return
+        if event_type == USAGE_TYPE:
+            return
+        site = completion_site(event_type)
+        if site is not None:
+            self.completions[site] += 1
+            return
+        self.fired[event_type] += 1
+        causation = item.get("causationId") if entry else None
+        if isinstance(causation, str) and "#" in causation:
+            self.caused[causation.rsplit("#", 1)[0]] += 1
+            self.trail.setdefault(causation, []).append(dict(event))
+
+    @classmethod
+    def of(cls, history: Iterable[Mapping[str, Any]] | None) -> JournalCounts:
+        counts = cls()
+        for item in history or ():
+            counts.add(item)
+        return counts
+
+    def occurrence(self, kind: str, site: str) -> int:
+        # Errors count as completions (a retry is a fresh occurrence). A decision completes with
+        # the machine event it chose, journaled with the decision's request id as causationId.
+        base = self.completions[site]
+        if kind == "decision":
+            base += self.caused[site]
+        return base + 1
+
+    def call_key(self, request_id: str) -> str:
+        return f"{self.execution_id}:{request_id}" if self.execution_id else request_id
+
+
+def _legal_event_types(snapshot: Any, site: str, restrict: Sequence[str] | None) -> tuple[str, ...]:
+    """Event types the invoking state (and its ancestors) handles; for a spawn, every active node's."""
+    if restrict is not None:
+        return tuple(restrict)
+    nodes = list(getattr(snapshot, "nodes", ()) or ())
+    owners = [n for n in nodes if site in getattr(n, "invoke_ids", ())]
+    scope: list[Any] = []
+    if owners:
+        owner = owners[0]
+        scope = [owner, *owner.ancestors]
+    else:
+        scope = list(reversed(nodes))
+    seen: dict[str, None] = {}
+    for node in scope:
+        for descriptor in getattr(node, "transitions", {}):
+            if not descriptor or "*" in descriptor or descriptor.startswith(("xstate.", "@agent.")):
+                continue
+            seen.setdefault(descriptor, None)
+    return tuple(seen)
+
+
+def _logic_for(machine: Any, snapshot: Any, site: str, src: Any) -> Any:
+    child = (getattr(snapshot, "children", None) or {}).get(site)
+    if child is not None and getattr(child, "logic", None) is not None:
+        return child.logic
+    try:
+        return resolve_logic(machine, src)
+    except Exception:  # an unknown source: treat as a host task with no logic
+        return None
+
+
+def _request(
+    kind: str,
+    logic: Any,
+    site: str,
+    src: Any,
+    input: Any,
+    context: Any,
+    event: Any,
+    snapshot: Any,
+    counts: JournalCounts,
+) -> AgentRequest:
+    occurrence = counts.occurrence(kind, site)
+    request_id = f"{site}#{occurrence}"
+    input_value = None if input is UNDEFINED else input
+    prompt = None
+    if kind in ("text", "decision", "plan") and hasattr(logic, "build_prompt"):
+        prompt = logic.build_prompt(context, event, input_value)
+    events: tuple[str, ...] = ()
+    applied: tuple[dict[str, Any], ...] = ()
+    max_steps = None
+    stop_on: tuple[str, ...] = ()
+    if kind in ("decision", "plan"):
+        events = _legal_event_types(snapshot, site, getattr(logic, "events", None))
+    if kind == "plan":
+        applied = tuple(counts.trail.get(request_id, ()))
+        max_steps = getattr(logic, "max_steps", None)
+        stop_on = tuple(getattr(logic, "stop_on", ()))
+    return AgentRequest(
+        kind=kind,
+        request_id=request_id,
+        site=site,
+        occurrence=occurrence,
+        src=src if isinstance(src, str) else None,
+        input=input_value,
+        prompt=prompt,
+        mode=getattr(logic, "mode", "generate") if kind == "text" else "generate",
+        model=getattr(logic, "model", None),
+        events=events,
+        call_key=counts.call_key(request_id),
+        max_steps=max_steps,
+        stop_on=stop_on,
+        applied=applied,
+        options=dict(getattr(logic, "options", {}) or {}),
+    )
+
+
+def _spawn_effect(machine: Any, snapshot: Any, action: Any, counts: JournalCounts, fallback_event: Any) -> AgentEffect | None:
+    params = action.params or {}
+    site = params.get("id")
+    src = params.get("src")
+    if site is None:
+        return None
+    children = getattr(snapshot, "children", None) or {}
+    if site not in children:
+        return None  # spawned and stopped within the same macrostep: nothing is owed
+    logic = _logic_for(machine, snapshot, site, src)
+    kind = logic_kind(logic)
+    info = getattr(action, "info", None) or {}
+    context = info.get("context", snapshot.context)
+    event = info.get("event", fallback_event)
+    request = _request(kind, logic, site, src, params.get("input", UNDEFINED), context, event, snapshot, counts)
+    return AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
+
+
+def _delay_effect(action: Any, counts: JournalCounts) -> AgentEffect:
+    params = action.params or {}
+    event = dict(params.get("event") or {})
+    send_id = params.get("id")
+    site = str(send_id) if send_id is not None else str(event.get("type"))
+    occurrence = counts.fired[str(event.get("type"))] + 1
+    return AgentEffect(
+        kind="delay",
+        site=site,
+        request_id=f"{site}#{occurrence}",
+        action=action,
+        event=event,
+        delay=params.get("delay"),
+        send_id=str(send_id) if send_id is not None else None,
+    )
+
+
+def lower_actions(
+    machine: Any, snapshot: Any, actions: Sequence[Any], counts: JournalCounts, fallback_event: Any = None
+) -> list[AgentEffect]:
+    """One transition's actions as effects, in the order the engine returned them (document order)."""
+    effects: list[AgentEffect] = []
+    for action in actions:
+        action_type = getattr(action, "type", "")
+        params = getattr(action, "params", None) or {}
+        if action_type == "xstate.spawnChild":
+            effect = _spawn_effect(machine, snapshot, action, counts, fallback_event)
+            if effect is not None:
+                effects.append(effect)
+        elif action_type == "xstate.raise":
+            if "delay" in params and params.get("delay") is not None:
+                effects.append(_delay_effect(action, counts))
+        elif action_type in EXECUTE_ACTION_TYPES:
+            send_id = params.get("sendId") if action_type == "xstate.cancel" else None
+            effects.append(AgentEffect(kind="execute", action=action, send_id=send_id))
+        elif action_type == "xstate.stopChild" or action_type.startswith("xstate."):
+            continue  # stopping a child is the ledger's business; nothing for a host to run
+        else:
+            effects.append(AgentEffect(kind="execute", action=action))
+    return effects
+
+
+class EffectLedger:
+    """What a journal still owes, folded entry by entry alongside the machine.
+
+    `apply` takes each transition (the event, the snapshot after it, its actions) and returns the
+    effects that transition newly surfaced; `owed()` lists every non-execute effect still owed, in
+    the order it was first surfaced. A child is owed until its completion is journaled (for a
+    decision: the event it chose) or it is stopped; a timer until it fires or is cancelled; a plan
+    re-surfaces with its candidates and applied trail recomputed from the live snapshot.
+    """
+
+    def __init__(self, machine: Any) -> None:
+        self.machine = machine
+        self.counts = JournalCounts()
+        self.snapshot: Any = None
+        self.last_event: Any = None
+        self._pending: dict[str, AgentEffect] = {}
+
+    def start(self, init_item: Mapping[str, Any], snapshot: Any, actions: Sequence[Any]) -> list[AgentEffect]:
+        """Seed from the init item. A restored snapshot has no actions, so children it holds are
+        taken as owed (at-least-once): a snapshot cannot say whether they completed."""
+        self.counts.add(init_item)
+        event = event_of(init_item)
+        init_event = {"type": "xstate.init", "input": event.get("input")}
+        effects = self._after(snapshot, actions, init_event)
+        if not actions and getattr(snapshot, "status", None) == "active":
+            for site, child in (getattr(snapshot, "children", None) or {}).items():
+                logic = getattr(child, "logic", None)
+                kind = logic_kind(logic)
+                request = _request(kind, logic, site, child.src, child.input, snapshot.context, init_event, snapshot, self.counts)
+                self._pending[site] = AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
+        return effects
+
+    def apply(self, item: Mapping[str, Any], snapshot: Any, actions: Sequence[Any]) -> list[AgentEffect]:
+        """Record a journaled item (entry or bare event) and the transition it caused."""
+        event = event_of(item)
+        event_type = event.get("type", "")
+        if event_type == USAGE_TYPE:
+            self.counts.add(item)
+            return []
+        causation = item.get("causationId") if is_entry(item) else None
+        site = completion_site(event_type)
+        if site is not None:
+            pending = self._pending.get(site)
+            if pending is not None and pending.kind != "delay":
+                del self._pending[site]
+        else:
+            for key, pending in list(self._pending.items()):
+                if pending.kind == "delay" and pending.event is not None and pending.event.get("type") == event_type:
+                    del self._pending[key]
+                    break
+            if isinstance(causation, str):
+                decided = [k for k, p in self._pending.items() if p.kind == "decision" and p.request_id == causation]
+                for key in decided:
+                    del self._pending[key]
+        self.counts.add(item)
+        return self._after(snapshot, actions, dict(event))
+
+    def _after(self, snapshot: Any, actions: Sequence[Any], event: Any) -> list[AgentEffect]:
+        self.snapshot = snapshot
+        self.last_event = event
+        for action in actions:
+            if getattr(action, "type", "") == "xstate.stopChild":
+                self._pending.pop((action.params or {}).get("id"), None)
+            elif getattr(action, "type", "") == "xstate.cancel":
+                send_id = (action.params or {}).get("sendId")
+                for key, pending in list(self._pending.items()):
+                    if pending.kind == "delay" and pending.send_id == send_id:
+                        del self._pending[key]
+        effects = lower_actions(self.machine, snapshot, actions, self.counts, event)
+        for effect in effects:
+            if effect.kind != "execute" and effect.site is not None:
+                self._pending.pop(effect.site, None)  # re-entry replaces, keeping surfacing order
+                self._pending[effect.site] = effect
+        children = getattr(snapshot, "children", None) or {}
+        for key, pending in list(self._pending.items()):
+            if pending.kind != "delay" and key not in children:
+                del self._pending[key]
+        if getattr(snapshot, "status", "active") != "active":
+            self._pending.clear()
+        return effects
+
+    def owed(self) -> list[AgentEffect]:
+        out: list[AgentEffect] = []
+        for effect in self._pending.values():
+            if effect.kind == "plan":
+                effect = self._refresh_plan(effect)
+            out.append(effect)
+        return out
+
+    def _refresh_plan(self, effect: AgentEffect) -> AgentEffect:
+        assert effect.request is not None
+        request = dataclasses.replace(
+            effect.request,
+            events=_legal_event_types(self.snapshot, effect.site or "", getattr(effect.logic, "events", None)),
+            applied=tuple(self.counts.trail.get(effect.request.request_id, ())),
+        )
+        return dataclasses.replace(effect, request=request)
+
+    def frontier(self, effects: Sequence[AgentEffect]) -> list[AgentEffect]:
+        """`effects` (one transition's, in document order) then the rest still owed, by site."""
+        seen = {e.site for e in effects if e.kind != "execute"}
+        out = list(effects)
+        for effect in self.owed():
+            if effect.site not in seen:
+                out.append(effect)
+        # A plan surfaced by this very transition is refreshed too (its trail may be non-empty).
+        return [self._refresh_plan(e) if e.kind == "plan" else e for e in out]
+
+
+def fold_ledger(machine: Any, history: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:
+    """Fold a whole journal (starting with its init item) into (snapshot, last actions, ledger,
+    effects of the last transition). Pure: the engine's transitions only."""
+    from ..engine import transition
+    from ..log.replay import seed
+
+    first = history[0]
+    init_entry = first if is_entry(first) else {"event": first}
+    snapshot, actions = seed(machine, init_entry, check_version=False)
+    ledger = EffectLedger(machine)
+    last = ledger.start(first, snapshot, actions)
+    for item in history[1:]:
+        event = event_of(item)
+        event_type = event.get("type")
+        if event_type in (USAGE_TYPE, INIT_TYPE):
+            ledger.apply(item, snapshot, [])
+            continue
+        snapshot, actions = transition(machine, snapshot, dict(event))
+        last = ledger.apply(item, snapshot, actions)
+    return snapshot, list(actions), ledger, last
+
+
+def _is_full_log(history: Sequence[Mapping[str, Any]] | None) -> bool:
+    return bool(history) and event_of(history[0]).get("type") == INIT_TYPE  # type: ignore[index]
+
+
+def get_agent_effects(
+    machine: Any,
+    snapshot: Any,
+    actions: Sequence[Any],
+    history: Sequence[Mapping[str, Any]] | None = None,
+) -> list[AgentEffect]:
+    """Lower a frontier into ordered effects: the actions' effects in document order, then the
+    snapshot-only effects still owed (children spawned earlier, a re-surfacing plan), by site id.
+
+    `history` is the journal so far (log entries, or bare events as in seeds/003's loop); request
+    ids count occurrences from it. When it starts with its `@agent.init` item it is folded to know
+    exactly which earlier children and timers are still owed; otherwise a child still present in
+    the snapshot with no completion in `history` is taken as owed. Pass entries rather than bare
+    events when decisions repeat: a decision's occurrence is counted from `causationId`.
+    """
+    history = list(history or [])
+    if snapshot is None or getattr(snapshot, "status", "active") != "active":
+        counts = JournalCounts.of(history)
+        return [e for e in lower_actions(machine, snapshot, actions, counts) if e.kind == "execute"] if snapshot is not None else []
+    if _is_full_log(history):
+        _, _, ledger, _ = fold_ledger(machine, history)
+        counts = ledger.counts
+        last_event = ledger.last_event
+    else:
+        ledger = None
+        counts = JournalCounts.of(history)
+        last_event = dict(event_of(history[-1])) if history else None
+    effects = lower_actions(machine, snapshot, actions, counts, last_event)
+    seen = {e.site for e in effects if e.kind != "execute"}
+    extra: list[AgentEffect] = []
+    if ledger is not None:
+        ledger.snapshot = snapshot
+        extra = [e for e in ledger.owed() if e.site not in seen]
+    else:
+        for site, child in (getattr(snapshot, "children", None) or {}).items():
+            if site in seen or counts.completions[site] or counts.caused[site]:
+                continue
+            logic = getattr(child, "logic", None)
+            kind = logic_kind(logic)
+            request = _request(kind, logic, site, child.src, child.input, snapshot.context, last_event, snapshot, counts)
+            extra.append(AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic))
+    out = effects + extra
+    if ledger is not None:
+        return [ledger._refresh_plan(e) if e.kind == "plan" else e for e in out]
+    return out

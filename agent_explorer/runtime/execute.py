@@ -1,0 +1,170 @@
+"""Resolving one owed effect into the event to journal: the single primitive both hosts use.
+
+`perform_effect` runs a text / decision / plan-step / task / delay effect against the executors
+and returns what to journal: the completion (or chosen) event with its causation id, plus the
+`@agent.usage` records of every model call it made. `run_agent` and a step-path host call the same
+function, so both produce the same log. Never journals, never transitions a machine; the only
+side effects are the executor/task calls (and a sleep for a host-run timer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import AgentError
+from .decisions import PLAN_DONE_EVENT_TYPE, resolve_decision_detailed
+from .effects import AgentEffect, to_done_event, to_error_event
+from .executors import TextResult, collect_stream, maybe_await, normalize_text_result
+
+__all__ = ["Outcome", "perform_effect", "execute_agent_request", "usage_event", "PLAN_STOP_REASONS"]
+
+PLAN_STOP_REASONS = ("done", "stop-on", "max-steps", "no-legal-events")
+
+
+@dataclass
+class Outcome:
+    """What one effect resolved to: `event` to journal (None: nothing) and its `causation_id`,
+    `usage` events (`@agent.usage`) for the model calls made, and `output` for the step path."""
+
+    event: dict[str, Any] | None
+    causation_id: str | None
+    usage: list[dict[str, Any]] = field(default_factory=list)
+    output: Any = None
+    error: BaseException | None = None
+
+
+def usage_event(request_id: str, model: str | None, usage: dict[str, Any]) -> dict[str, Any]:
+    """An `@agent.usage` event (API.md §2: `requestId`, `model`, `usage`)."""
+    return {"type": "@agent.usage", "requestId": request_id, "model": model or "unknown", "usage": dict(usage)}
+
+
+def _require(executors: Any, name: str, effect: AgentEffect) -> Callable[..., Any]:
+    method = getattr(executors, name, None) if executors is not None else None
+    if method is None:
+        raise AgentError(
+            f"Effect {effect.request_id} ({effect.kind}) needs an executor with {name}(); "
+            "pass executors= (a ScriptedModel, or an object/dict implementing the protocol).",
+            code="missing-executor",
+            request_id=effect.request_id,
+        )
+    return method  # type: ignore[no-any-return]
+
+
+async def _text(effect: AgentEffect, executors: Any, on_chunk: Callable[[str], Any] | None) -> TextResult:
+    assert effect.request is not None
+    if effect.request.mode == "stream":
+        stream = _require(executors, "stream_text", effect)(effect.request)
+        return await collect_stream(stream, on_chunk)
+    return normalize_text_result(await maybe_await(_require(executors, "generate_text", effect)(effect.request)))
+
+
+async def _task(effect: AgentEffect) -> Any:
+    fn = getattr(effect.logic, "fn", None)
+    if fn is None:
+        raise AgentError(
+            f"Task {effect.request_id} has no runnable logic (src {effect.request.src if effect.request else None!r}); "
+            "register it with from_promise(async_fn).",
+            code="missing-executor",
+            request_id=effect.request_id,
+        )
+    assert effect.request is not None
+    return await maybe_await(fn(input=effect.request.input))
+
+
+def _plan_done(effect: AgentEffect, stopped: str) -> Outcome:
+    assert effect.request is not None
+    output = {"steps": [dict(e) for e in effect.request.applied], "stopped": stopped}
+    return Outcome(effect.to_done_event(output), effect.request_id, output=output)
+
+
+async def _plan_step(effect: AgentEffect, executors: Any, can_take: Callable[[dict[str, Any]], bool] | None) -> Outcome:
+    request = effect.request
+    assert request is not None
+    applied = request.applied
+    if applied and applied[-1].get("type") in request.stop_on:
+        return _plan_done(effect, "stop-on")
+    if request.max_steps is not None and len(applied) >= request.max_steps:
+        return _plan_done(effect, "max-steps")
+    legal = [t for t in request.events if can_take is None or can_take({"type": t})]
+    if not legal:
+        return _plan_done(effect, "no-legal-events")
+    candidates = tuple(dict.fromkeys([*request.events, *request.stop_on, PLAN_DONE_EVENT_TYPE]))
+    step_request = dataclasses.replace(request, events=candidates)
+    event, answers = await resolve_decision_detailed(
+        step_request,
+        _require(executors, "decide", effect),
+        can_take=can_take,
+        max_attempts=getattr(effect.logic, "max_attempts", 3),
+    )
+    usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
+    if event["type"] == PLAN_DONE_EVENT_TYPE:
+        outcome = _plan_done(effect, "done")
+        outcome.usage = usage
+        return outcome
+    return Outcome(event, request.request_id, usage, output=event)
+
+
+async def perform_effect(
+    effect: AgentEffect,
+    executors: Any,
+    *,
+    can_take: Callable[[dict[str, Any]], bool] | None = None,
+    on_chunk: Callable[[str], Any] | None = None,
+    time_scale: float = 1.0,
+) -> Outcome:
+    """Resolve one effect. Failures of the call become the `xstate.error.actor.<id>` completion
+    (errors count as completions); cancellation propagates. `execute` effects run inline."""
+    if effect.kind == "execute":
+        effect.exec()
+        return Outcome(None, None)
+    if effect.kind == "delay":
+        await asyncio.sleep(max(0.0, float(effect.delay or 0)) / 1000.0 * time_scale)
+        return Outcome(dict(effect.event or {}), effect.request_id)
+    request = effect.request
+    assert request is not None
+    try:
+        if effect.kind == "text":
+            result = await _text(effect, executors, on_chunk)
+            output = {"text": result.text}
+            usage = [usage_event(request.request_id, result.model or request.model, result.usage)] if result.usage else []
+            return Outcome(effect.to_done_event(output), request.request_id, usage, output=output)
+        if effect.kind == "decision":
+            event, answers = await resolve_decision_detailed(
+                request,
+                _require(executors, "decide", effect),
+                can_take=can_take,
+                max_attempts=getattr(effect.logic, "max_attempts", 3),
+            )
+            usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
+            return Outcome(event, request.request_id, usage, output=event)
+        if effect.kind == "plan":
+            return await _plan_step(effect, executors, can_take)
+        output = await _task(effect)
+        return Outcome(effect.to_done_event(output), request.request_id, output=output)
+    except asyncio.CancelledError:
+        raise
+    except Exception as error:  # the call failed: journal it as the actor's error completion
+        return Outcome(effect.to_error_event(error), request.request_id, error=error)
+
+
+async def execute_agent_request(
+    effect: AgentEffect,
+    executors: Any,
+    *,
+    can_take: Callable[[dict[str, Any]], bool] | None = None,
+    on_chunk: Callable[[str], Any] | None = None,
+) -> Any:
+    """Run a text / task / decision effect and return its output (seeds/003 `executeAgentRequest`).
+
+    A text effect dispatches on its `mode` to `generate_text` or `stream_text` and returns
+    `{"text": ...}`; a task returns its promise's result; a decision returns the chosen event.
+    Errors raise, so the host can journal `effect.to_error_event(error)`.
+    """
+    outcome = await perform_effect(effect, executors, can_take=can_take, on_chunk=on_chunk)
+    if outcome.error is not None:
+        raise outcome.error
+    return outcome.output
