@@ -1,0 +1,212 @@
+"""Fold benchmark: agent_explorer's engine against XState's pure `transition`, same run, same events.
+
+One agent-like machine (idle -> thinking (invoke) -> deciding (guards on context, `always`) ->
+acting (invoke) -> idle, with error, timeout and cancel paths and an `assign` that appends to a
+history list capped at 20), 100,000 events, folded by this engine and by XState in Node
+(benchmarks/node/fold.mjs, the twin machine). Prints events/s for both and their ratio, with and
+without computing the persisted snapshot's `state_hash` at every step, and checks both folds end
+in the same persisted snapshot (hash).
+
+    .venv/bin/python benchmarks/fold.py [--events 100000] [--repeat 3] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from agent_explorer.engine import assign, from_promise, initial_transition, setup, transition  # noqa: E402
+from agent_explorer.log.hashing import state_hash  # noqa: E402
+
+CAP = 20
+
+
+def _remember(context: dict[str, Any], item: dict[str, Any]) -> list[Any]:
+    return (context["history"] + [item])[-CAP:]
+
+
+async def _task(input: Any = None) -> dict[str, Any]:  # never run: the pure API runs nothing
+    return {}
+
+
+def build_machine() -> Any:
+    """The Python twin of the machine in benchmarks/node/fold.mjs."""
+    return setup(
+        actors={"think": from_promise(_task), "act": from_promise(_task)},
+        guards={
+            "wantsTool": lambda c, e, p: c["lastThought"] is not None and c["lastThought"]["tool"] is not None,
+            "isFinished": lambda c, e, p: c["lastThought"] is not None and c["lastThought"]["final"] is True,
+            "underBudget": lambda c, e, p: c["turns"] < p["max"],
+        },
+        actions={
+            "recordStart": assign({
+                "turns": lambda c, e, p: c["turns"] + 1,
+                "history": lambda c, e, p: _remember(c, {"kind": "start", "prompt": e["prompt"]}),
+            }),
+            "recordThought": assign({
+                "lastThought": lambda c, e, p: e["output"],
+                "history": lambda c, e, p: _remember(c, {"kind": "thought", "text": e["output"]["text"]}),
+            }),
+            "recordObservation": assign({
+                "history": lambda c, e, p: _remember(c, {"kind": "observation", "result": e["output"]["result"]}),
+            }),
+            "recordError": assign({
+                "errors": lambda c, e, p: c["errors"] + 1,
+                "history": lambda c, e, p: _remember(c, {"kind": "error", "message": e["error"]["message"]}),
+            }),
+            "recordCancel": assign({
+                "cancels": lambda c, e, p: c["cancels"] + 1,
+                "history": lambda c, e, p: _remember(c, {"kind": "cancel"}),
+            }),
+            "finish": assign({"finished": lambda c, e, p: c["finished"] + 1, "lastThought": None}),
+        },
+        delays={"thinkTimeout": 30000},
+    ).create_machine({
+        "id": "agent",
+        "initial": "idle",
+        "context": {"turns": 0, "errors": 0, "cancels": 0, "finished": 0, "lastThought": None, "history": []},
+        "states": {
+            "idle": {
+                "on": {"START": {"target": "thinking", "guard": {"type": "underBudget", "params": {"max": 1000000000}},
+                                 "actions": "recordStart"}},
+            },
+            "thinking": {
+                "invoke": {
+                    "id": "think", "src": "think",
+                    "input": lambda c, e, p: {"turn": c["turns"], "recent": len(c["history"])},
+                    "onDone": {"target": "deciding", "actions": "recordThought"},
+                    "onError": {"target": "idle", "actions": "recordError"},
+                },
+                "after": {"thinkTimeout": {"target": "idle", "actions": "recordCancel"}},
+                "on": {"CANCEL": {"target": "idle", "actions": "recordCancel"}},
+            },
+            "deciding": {
+                "always": [
+                    {"guard": "wantsTool", "target": "acting"},
+                    {"guard": "isFinished", "target": "idle", "actions": "finish"},
+                    {"target": "idle"},
+                ],
+            },
+            "acting": {
+                "invoke": {
+                    "id": "act", "src": "act",
+                    "input": lambda c, e, p: {"tool": c["lastThought"]["tool"]},
+                    "onDone": {"target": "idle", "actions": "recordObservation"},
+                    "onError": {"target": "idle", "actions": "recordError"},
+                },
+                "on": {"CANCEL": {"target": "idle", "actions": "recordCancel"}},
+            },
+        },
+    })
+
+
+def make_events(count: int, seed: int) -> list[dict[str, Any]]:
+    """A log-like event stream: mostly well-formed turns, some errors, cancels, timeouts, strays."""
+    rng = random.Random(seed)
+    events: list[dict[str, Any]] = []
+    turn = 0
+    while len(events) < count:
+        turn += 1
+        events.append({"type": "START", "prompt": f"question {turn}"})
+        roll = rng.random()
+        if roll < 0.05:
+            events.append({"type": "CANCEL"})
+            continue
+        if roll < 0.08:
+            events.append({"type": "xstate.after.thinkTimeout.agent.thinking"})
+            continue
+        if roll < 0.12:
+            events.append({"type": "xstate.error.actor.think", "error": {"message": "model overloaded"}})
+            continue
+        tool = rng.choice([None, "search", "calculator", "browser"])
+        final = tool is None and rng.random() < 0.5
+        events.append({"type": "xstate.done.actor.think",
+                       "output": {"text": f"thought {turn}", "tool": tool, "final": final}})
+        if rng.random() < 0.03:
+            events.append({"type": "xstate.done.actor.think", "output": {"text": "stale", "tool": None, "final": False}})
+        if tool is not None:
+            if rng.random() < 0.05:
+                events.append({"type": "xstate.error.actor.act", "error": {"message": "tool failed"}})
+            else:
+                events.append({"type": "xstate.done.actor.act", "output": {"result": f"{tool} result {turn}"}})
+    return events[:count]
+
+
+def fold_python(machine: Any, events: list[dict[str, Any]], hashed: bool) -> tuple[float, Any, str | None]:
+    snapshot, _ = initial_transition(machine)
+    persist = machine.get_persisted_snapshot
+    last = state_hash(persist(snapshot)) if hashed else None
+    start = time.perf_counter()
+    if hashed:
+        for event in events:
+            snapshot, _ = transition(machine, snapshot, event)
+            last = state_hash(persist(snapshot))
+    else:
+        for event in events:
+            snapshot, _ = transition(machine, snapshot, event)
+    return time.perf_counter() - start, snapshot, last
+
+
+def run_node(events_path: Path) -> dict[str, Any] | None:
+    node = shutil.which("node")
+    if node is None or not (ROOT / "tests" / "node" / "node_modules" / "xstate").is_dir():
+        return None
+    proc = subprocess.run([node, str(ROOT / "benchmarks" / "node" / "fold.mjs"), str(events_path)],
+                          capture_output=True, text=True, check=True, timeout=900)
+    return json.loads(proc.stdout)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=3, help="Python folds per mode; the best is kept")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+
+    machine = build_machine()
+    events = make_events(args.events, args.seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        events_path = Path(tmp) / "events.json"
+        events_path.write_text(json.dumps(events))
+        node_result = run_node(events_path)
+
+    fold_python(machine, events[:2000], False)  # warm the configuration caches like Node's JIT warm-up
+    plain = min((fold_python(machine, events, False) for _ in range(args.repeat)), key=lambda r: r[0])
+    hashed = min((fold_python(machine, events, True) for _ in range(args.repeat)), key=lambda r: r[0])
+
+    py_plain = len(events) / plain[0]
+    py_hashed = len(events) / hashed[0]
+    print(f"fold benchmark: {len(events):,} events, agent loop machine (seed {args.seed})")
+    print(f"{'mode':<22}{'python ev/s':>14}{'xstate ev/s':>14}{'python/xstate':>15}")
+    if node_result is None:
+        print(f"{'transition':<22}{py_plain:>14,.0f}{'n/a':>14}{'n/a':>15}")
+        print(f"{'transition + hash':<22}{py_hashed:>14,.0f}{'n/a':>14}{'n/a':>15}")
+        print("(node or tests/node/node_modules missing: XState side skipped)")
+        return 0
+    js_plain = node_result["plain"]["eventsPerSecond"]
+    js_hashed = node_result["hashed"]["eventsPerSecond"]
+    print(f"{'transition':<22}{py_plain:>14,.0f}{js_plain:>14,.0f}{py_plain / js_plain:>14.2f}x")
+    print(f"{'transition + hash':<22}{py_hashed:>14,.0f}{js_hashed:>14,.0f}{py_hashed / js_hashed:>14.2f}x")
+    same = node_result["finalHash"] == hashed[2]
+    print(f"xstate {node_result['xstate']} on node {node_result['node']}; "
+          f"final state hashes {'agree' if same else 'DIFFER'}: {hashed[2]}")
+    if not same:
+        print("python:", json.dumps(machine.get_persisted_snapshot(hashed[1]), sort_keys=True)[:2000])
+        print("xstate:", json.dumps(node_result["finalPersisted"], sort_keys=True)[:2000])
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
