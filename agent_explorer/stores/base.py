@@ -43,6 +43,7 @@ __all__ = [
     "check_index",
     "check_window",
     "prepare_batch",
+    "prepare_entry",
     "parse_entry_text",
     "parse_entry_texts",
     "duplicate_id_error",
@@ -73,6 +74,7 @@ class PreparedEntry:
     index: int
     id: str
     text: str
+    size: int = 0
 
 
 def _invalid(message: str, **context: Any) -> AgentError:
@@ -148,7 +150,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def parse_entry_text(text: str | bytes, *, position: int = 0) -> tuple[str, dict[str, Any]]:
+def parse_entry_text(text: str | bytes, *, position: int = 0, index: int | None = None) -> tuple[str, dict[str, Any]]:
     """Strictly parse one entry's JSON text; return it as `str` (unchanged) and as a dict.
 
     Strict means: no NaN/Infinity, no duplicate keys (jsonb would silently keep one), one line (so
@@ -159,23 +161,23 @@ def parse_entry_text(text: str | bytes, *, position: int = 0) -> tuple[str, dict
             text = bytes(text).decode("utf-8")
         except UnicodeDecodeError as error:
             raise AgentLogFormatError(
-                f"entry text at batch position {position} is not valid UTF-8: {error}", index=position
+                f"entry text at batch position {position} is not valid UTF-8: {error}", index=index if index is not None else position
             ) from None
     if "\n" in text or "\r" in text:
         raise AgentLogFormatError(
             f"entry text at batch position {position} spans several lines; store one-line JSON text",
-            index=position,
+            index=index if index is not None else position,
         )
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
     except ValueError as error:
         raise AgentLogFormatError(
-            f"entry text at batch position {position} is not strict JSON: {error}", index=position
+            f"entry text at batch position {position} is not strict JSON: {error}", index=index if index is not None else position
         ) from None
     if not isinstance(value, dict):
         raise AgentLogFormatError(
             f"entry text at batch position {position} is a JSON {type(value).__name__}, not an object",
-            index=position,
+            index=index if index is not None else position,
         )
     return text, value
 
@@ -205,50 +207,60 @@ def prepare_batch(
         raise _invalid(f"appending {len(entries)} entries at {expected_index} would pass index 2**63 - 1")
     if not entries:
         return thread_id, expected_index, []
-    assert_agent_log_entry, assert_json_serializable = _validators()
     prepared: list[PreparedEntry] = []
     ids: set[str] = set()
     total = 0
     for position, item in enumerate(entries):
-        want = expected_index + position
-        if isinstance(item, (str, bytes, bytearray, memoryview)):
-            text, entry = parse_entry_text(item, position=position)
-        elif isinstance(item, Mapping):
-            entry = item  # type: ignore[assignment]
-            text = ""
-        else:
-            raise AgentLogFormatError(
-                f"entry at batch position {position} is a {type(item).__name__}, not an entry dict or JSON text",
-                index=position,
-            )
-        assert_json_serializable(entry, path=f"entries[{position}]")
-        assert_agent_log_entry(entry, index=want)
-        index = entry.get("index")
-        if isinstance(index, bool) or not isinstance(index, int) or index != want:
-            raise AgentLogFormatError(
-                f"entry at batch position {position} has index {index!r}, expected {want}: indices must be "
-                f"contiguous from expected_index {expected_index}",
-                index=want,
-            )
-        entry_id = _check_key_text(entry.get("id"), f"entry id at index {want}", MAX_ENTRY_ID_BYTES)
-        if entry_id in ids:
-            raise duplicate_id_error(thread_id, entry_id, want, within_batch=True)
-        ids.add(entry_id)
-        if not text:
-            try:
-                text = orjson.dumps(entry).decode("utf-8")
-            except (TypeError, ValueError) as error:  # a backstop; the validators should refuse first
-                raise NonSerializableAgentEventError(
-                    f"entry at index {want} is not strict JSON: {error}", path=f"entries[{position}]"
-                ) from None
-        size = len(text) if text.isascii() else len(text.encode("utf-8"))
-        if size > MAX_ENTRY_BYTES:
-            raise _invalid(f"entry at index {want} is {size} bytes of JSON; the limit is {MAX_ENTRY_BYTES}")
-        total += size
+        entry = prepare_entry(item, expected_index + position, position=position)
+        if entry.id in ids:
+            raise duplicate_id_error(thread_id, entry.id, entry.index, within_batch=True)
+        ids.add(entry.id)
+        total += entry.size
         if total > MAX_BATCH_BYTES:
-            raise _invalid(f"the batch passes {MAX_BATCH_BYTES} bytes of JSON at index {want}; split it")
-        prepared.append(PreparedEntry(want, entry_id, text))
+            raise _invalid(f"the batch passes {MAX_BATCH_BYTES} bytes of JSON at index {entry.index}; split it")
+        prepared.append(entry)
     return thread_id, expected_index, prepared
+
+
+def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
+    """Validate one entry (a dict, or JSON text as str/bytes) meant for `index`, and encode it.
+
+    Dicts are encoded with orjson (compact, keys in the given order, UTF-8, NUL as `\\u0000`); JSON
+    text is kept exactly as given after a strict parse. `position` (the place in the batch) names
+    the entry in error paths: `entries[3].event.when`.
+    """
+    assert_agent_log_entry, assert_json_serializable = _validators()
+    if isinstance(item, (str, bytes, bytearray, memoryview)):
+        text, entry = parse_entry_text(item, position=position, index=index)
+    elif isinstance(item, Mapping):
+        entry = item  # type: ignore[assignment]
+        text = ""
+    else:
+        raise AgentLogFormatError(
+            f"entry at batch position {position} is a {type(item).__name__}, not an entry dict or JSON text",
+            index=index,
+        )
+    assert_json_serializable(entry, path=f"entries[{position}]")
+    assert_agent_log_entry(entry, index=index)
+    own = entry.get("index")
+    if isinstance(own, bool) or not isinstance(own, int) or own != index:  # a backstop for the validator
+        raise AgentLogFormatError(
+            f"entry at batch position {position} has index {own!r}, expected {index}: indices must be "
+            f"contiguous from expected_index",
+            index=index,
+        )
+    entry_id = _check_key_text(entry.get("id"), f"entry id at index {index}", MAX_ENTRY_ID_BYTES)
+    if not text:
+        try:
+            text = orjson.dumps(entry).decode("utf-8")
+        except (TypeError, ValueError) as error:  # a backstop; the validators refuse first
+            raise NonSerializableAgentEventError(
+                f"entry at index {index} is not strict JSON: {error}", path=f"entries[{position}]"
+            ) from None
+    size = len(text) if text.isascii() else len(text.encode("utf-8"))
+    if size > MAX_ENTRY_BYTES:
+        raise _invalid(f"entry at index {index} is {size} bytes of JSON; the limit is {MAX_ENTRY_BYTES}")
+    return PreparedEntry(index, entry_id, text, size)
 
 
 def duplicate_id_error(thread_id: str, entry_id: str, index: int, *, within_batch: bool = False) -> AgentError:

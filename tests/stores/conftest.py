@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import os
-import sys
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-
-try:
-    importlib.import_module("agent_explorer.log.entries")
-except ImportError:  # the log engineer's module has not landed yet: use the tiny stand-in
-    from . import _standin_entries
-
-    sys.modules["agent_explorer.log.entries"] = _standin_entries
 
 PG_DSN_ENV = "AGENT_EXPLORER_TEST_PG_DSN"
 STATE_HASH = "ab" * 32

@@ -1,0 +1,175 @@
+"""Moving logs between stores and JSONL files, byte for byte (what `agent-explorer export/import` call).
+
+Entries travel as their stored JSON text, so a log copied from PostgreSQL to a file and into SQLite hashes
+exactly as recorded. These helpers only copy: they never rewrite an entry, and never write into a
+non-empty thread or over an existing file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
+from .base import MAX_BATCH_BYTES, EventLogStore, check_thread_id, prepare_entry
+
+__all__ = ["copy_thread", "export_thread_jsonl", "import_thread_jsonl", "iter_jsonl_texts"]
+
+DEFAULT_BATCH = 1000
+
+
+async def copy_thread(
+    src_store: EventLogStore, src_thread: str, dst_store: EventLogStore, dst_thread: str, *, batch_size: int = DEFAULT_BATCH
+) -> int:
+    """Copy every entry of `src_thread` (as of the call) onto the empty `dst_thread`; return the count.
+
+    Batches are appended in order, each atomically: if the copy stops half way, `dst_thread` holds a
+    valid prefix, and a writer racing on `dst_thread` makes the copy fail with a conflict.
+    """
+    check_thread_id(src_thread)
+    check_thread_id(dst_thread, "dst_thread")
+    length = await src_store.length(src_thread)
+    if length == 0:
+        raise AgentError(f"thread {src_thread!r} is empty or does not exist", code="thread-not-found", thread_id=src_thread)
+    copied = 0
+    while copied < length:
+        texts = await src_store.read_raw(src_thread, copied, min(length, copied + batch_size))
+        if not texts:
+            break
+        copied = await dst_store.append(thread_id=dst_thread, expected_index=copied, entries=texts)
+    return copied
+
+
+async def export_thread_jsonl(
+    store: EventLogStore, thread_id: str, target: str | os.PathLike[str] | IO[str], *, batch_size: int = DEFAULT_BATCH
+) -> int:
+    """Write a thread as JSONL (one stored JSON text per line, `\\n`-terminated); return the entry count.
+
+    A path must not exist yet (nothing is overwritten; a failed export removes its partial file); an
+    open text file is written to as is.
+    """
+    check_thread_id(thread_id)
+    length = await store.length(thread_id)
+    if length == 0:
+        raise AgentError(f"thread {thread_id!r} is empty or does not exist", code="thread-not-found", thread_id=thread_id)
+    if isinstance(target, (str, os.PathLike)):
+        path = Path(target)
+        try:
+            handle: IO[str] = open(path, "x", encoding="utf-8", newline="\n")
+        except FileExistsError:
+            raise AgentError(f"{path} already exists; choose another file name", code="file-exists", path=str(path)) from None
+        try:
+            with handle:
+                return await _export(store, thread_id, length, handle, batch_size)
+        except BaseException:
+            path.unlink(missing_ok=True)
+            raise
+    return await _export(store, thread_id, length, target, batch_size)
+
+
+async def _export(store: EventLogStore, thread_id: str, length: int, handle: IO[str], batch_size: int) -> int:
+    written = 0
+    while written < length:
+        texts = await store.read_raw(thread_id, written, min(length, written + batch_size))
+        if not texts:
+            break
+        chunk = "\n".join(texts) + "\n"
+        await asyncio.to_thread(handle.write, chunk)
+        written += len(texts)
+    await asyncio.to_thread(handle.flush)
+    return written
+
+
+def iter_jsonl_texts(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, str, bool]]:
+    """Yield `(line_number, text, is_last_without_newline)` for each non-blank line of a JSONL file."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as handle:
+            yield from iter_jsonl_texts(handle)
+        return
+    pending: tuple[int, str] | None = None
+    for number, line in enumerate(source, start=1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise AgentLogFormatError(f"line {number} is not valid UTF-8: {error}", line=number) from None
+        if pending is not None:
+            yield pending[0], pending[1], False
+            pending = None
+        ended = line.endswith("\n")
+        text = line.rstrip("\r\n") if ended else line
+        if text.strip():
+            if ended:
+                yield number, text, False
+            else:
+                pending = (number, text)
+    if pending is not None:
+        yield pending[0], pending[1], True
+
+
+async def import_thread_jsonl(
+    store: EventLogStore,
+    thread_id: str,
+    source: str | os.PathLike[str] | IO[str] | IO[bytes],
+    *,
+    on_truncated: str = "error",
+    batch_size: int = DEFAULT_BATCH,
+) -> int:
+    """Append a JSONL log (entries 0..n-1, one per line) to the empty `thread_id`; return the count.
+
+    Every line is checked before anything is written; a bad line raises AgentLogFormatError with
+    `.line` (1-based). A last line cut short (no newline, not JSON) is `truncated=True`; with
+    `on_truncated="drop"` it is left out and the valid prefix is imported.
+    """
+    check_thread_id(thread_id)
+    if on_truncated not in ("error", "drop"):
+        raise AgentError(f"on_truncated must be 'error' or 'drop', got {on_truncated!r}", code="invalid-argument")
+    texts = await asyncio.to_thread(_read_checked, source, on_truncated)
+    if not texts:
+        raise AgentLogFormatError(f"{_name(source)} holds no entries", line=None, valid_entries=0)
+    written = 0
+    while written < len(texts):
+        batch: list[str] = []
+        size = 0
+        for text in texts[written : written + batch_size]:
+            size += len(text)
+            if batch and size > MAX_BATCH_BYTES // 2:
+                break
+            batch.append(text)
+        written = await store.append(thread_id=thread_id, expected_index=written, entries=batch)
+    return written
+
+
+def _read_checked(source: Any, on_truncated: str) -> list[str]:
+    texts: list[str] = []
+    ids: dict[str, int] = {}
+    for number, text, unterminated in iter_jsonl_texts(source):
+        try:
+            prepared = prepare_entry(text, len(texts))
+        except (AgentLogFormatError, NonSerializableAgentEventError) as error:
+            truncated = unterminated and isinstance(error, AgentLogFormatError) and "not strict JSON" in str(error)
+            if truncated and on_truncated == "drop":
+                break
+            raise AgentLogFormatError(
+                f"{_name(source)} line {number}: {error}", line=number, truncated=truncated, valid_entries=len(texts)
+            ) from error
+        except AgentError as error:
+            raise AgentLogFormatError(f"{_name(source)} line {number}: {error}", line=number, valid_entries=len(texts)) from error
+        if prepared.id in ids:
+            raise AgentLogFormatError(
+                f"{_name(source)} line {number}: entry id {prepared.id!r} already appears on line {ids[prepared.id]}",
+                line=number, valid_entries=len(texts),
+            )
+        ids[prepared.id] = number
+        texts.append(prepared.text)
+    return texts
+
+
+def _name(source: Any) -> str:
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    return getattr(source, "name", None) or ("stream" if isinstance(source, io.IOBase) else repr(source))

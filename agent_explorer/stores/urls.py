@@ -1,0 +1,91 @@
+"""`open_store(url)`: one string names a store, for the CLI, notebooks and config files.
+
+    memory:                                    a fresh, empty in-memory store
+    sqlite:///relative/path.db                 SQLite file (SQLAlchemy style: three slashes = relative,
+    sqlite:////absolute/path.db                four = absolute); ?synchronous=NORMAL&busy_timeout=5&table=x
+    postgresql://user@host:5432/db             PostgreSQL (also postgres://); ?schema=x&table=y&max_size=n are
+                                               ours, every other query parameter goes to libpq unchanged
+
+This module only parses and constructs; it never opens a connection (stores connect on first use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+
+from ..errors import AgentError
+from .base import EventLogStore
+from .memory import create_in_memory_event_log_store
+
+__all__ = ["open_store"]
+
+_FORMS = "memory:, sqlite:///relative.db, sqlite:////absolute.db, postgresql://user@host/db"
+
+
+def _bad(url: str, problem: str) -> AgentError:
+    return AgentError(f"store URL {url!r}: {problem} (forms: {_FORMS})", code="invalid-argument", url=url)
+
+
+def open_store(url: str, **options: Any) -> EventLogStore:
+    """The store `url` names; `options` are passed to the store's constructor and win over the URL's."""
+    if not isinstance(url, str):
+        raise AgentError(f"a store URL must be a str, got {type(url).__name__}", code="invalid-argument")
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "memory":
+        if url.split(":", 1)[1].strip("/"):
+            raise _bad(url, "memory: takes no path")
+        return create_in_memory_event_log_store()
+    if scheme == "sqlite":
+        return _open_sqlite(url, options)
+    if scheme in ("postgresql", "postgres"):
+        return _open_postgres(url, options)
+    raise _bad(url, f"unknown scheme {scheme!r}" if scheme else "no scheme")
+
+
+def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
+    from .sqlite import SqliteEventLogStore
+
+    parts = urlsplit(url)
+    if parts.netloc:
+        raise _bad(url, f"a SQLite URL has no host (got {parts.netloc!r}); write sqlite:///{parts.netloc}{parts.path}")
+    if not parts.path.startswith("/") or parts.path == "/":
+        raise _bad(url, "no file path")
+    path = unquote(parts.path[1:])  # sqlite:///a.db -> "a.db"; sqlite:////tmp/a.db -> "/tmp/a.db"
+    kwargs: dict[str, Any] = {}
+    for key, value in parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query)):
+        if key == "synchronous":
+            kwargs["synchronous"] = value
+        elif key == "busy_timeout":
+            kwargs["busy_timeout"] = _number(url, key, value, float)
+        elif key == "table":
+            kwargs["table"] = value
+        else:
+            raise _bad(url, f"unknown SQLite option {key!r} (synchronous, busy_timeout, table)")
+    kwargs.update(options)
+    return SqliteEventLogStore(path, **kwargs)
+
+
+def _open_postgres(url: str, options: dict[str, Any]) -> EventLogStore:
+    from .postgres import PostgresEventLogStore
+
+    parts = urlsplit(url)
+    kwargs: dict[str, Any] = {}
+    rest: list[tuple[str, str]] = []
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key in ("schema", "table"):
+            kwargs[key] = value
+        elif key in ("min_size", "max_size"):
+            kwargs[key] = _number(url, key, value, int)
+        else:
+            rest.append((key, value))
+    kwargs.update(options)
+    dsn = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(rest), parts.fragment))
+    return PostgresEventLogStore(dsn, **kwargs)
+
+
+def _number(url: str, key: str, value: str, kind: type) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        raise _bad(url, f"option {key}={value!r} is not a number") from None
