@@ -56,6 +56,16 @@ class ReplaySource(Protocol):
 
 
 _API_HOMES = ("agent_explorer", "agent_explorer.log", "agent_explorer.engine", "agent_explorer.runtime")
+# Where the names are defined, tried only when no package re-exports them yet (the layers land separately).
+_DEFINING_MODULES = (
+    "agent_explorer.log.timeline",
+    "agent_explorer.log.diff",
+    "agent_explorer.log.verification",
+    "agent_explorer.log.entries",
+    "agent_explorer.log.hashing",
+    "agent_explorer.log.usage",
+    "agent_explorer.runtime.parse",
+)
 
 
 def api(name: str) -> Any:
@@ -66,6 +76,13 @@ def api(name: str) -> Any:
     """
     for home in _API_HOMES:
         found = getattr(importlib.import_module(home), name, None)
+        if found is not None:
+            return found
+    for module in _DEFINING_MODULES:
+        try:
+            found = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
         if found is not None:
             return found
     raise AgentError(f"agent_explorer.{name} is not available in this installation", code="missing-dependency")

@@ -172,6 +172,7 @@ class _Builder:
         self.graph = StatechartGraph(dot="")
         self.anchor: dict[str, str] = {}  # state id -> DOT node name edges attach to
         self.cluster: dict[str, str] = {}  # compound state id -> cluster name (for lhead/ltail)
+        self.root_id = ""
         self.ancestors: dict[str, set[str]] = {}  # state id -> ids of its ancestors (custom ids break dotted paths)
 
     def fresh(self, kind: str) -> str:
@@ -185,7 +186,7 @@ class _Builder:
             node_attr=_NODE_ATTRS,
             edge_attr=_EDGE_ATTRS,
         )
-        root_id = str(definition.get("id"))
+        root_id = self.root_id = str(definition.get("id"))
         self._index_ancestors(definition, set())
         # The root is the whole drawing; its svg id is the graph itself (always "active").
         self.graph.nodes[root_id] = f"{self.token}-root"
@@ -213,11 +214,16 @@ class _Builder:
         if parent.get("type") != "parallel" and initial_targets:
             marker = self.fresh("i")
             dot.node(marker, label="", shape="point", width="0.09", height="0.09", **{"class": "initial"})
+            # The engine traces the root's initial step as transition "#initial"; nested initial steps
+            # are keyed "#<state id>:initial" so a future trace format can light them too.
+            key = "#initial" if str(parent.get("id")) == self.root_id else f"#{parent.get('id')}:initial"
             for target in initial_targets:
-                attrs: dict[str, str] = {"class": "initial", "arrowsize": "0.5"}
                 head = self.anchor.get(target)
                 if head is None:
                     continue
+                svg_id = self.fresh("t")
+                self.graph.edges.setdefault(key, []).append(svg_id)
+                attrs: dict[str, str] = {"class": "initial", "arrowsize": "0.5", "id": svg_id}
                 if target in self.cluster:
                     attrs["lhead"] = self.cluster[target]
                 dot.edge(marker, head, **attrs)

@@ -253,6 +253,24 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         if verify:
             self._verify()
 
+    def _verify(self) -> None:
+        compare_machines, verify_log = api("compare_machines"), api("verify_log")
+        try:
+            summary = VerificationSummary.from_report(verify_log(self.machine, self._entries))
+        except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
+            summary = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
+        comparison = None
+        if self.compare_with is not None:
+            try:
+                result = compare_machines(self.machine, self.compare_with, self._entries)
+                comparison = {
+                    "index": result.index,
+                    "diff": _jsonable([_change(c) for c in (result.diff or [])][:200]),
+                }
+            except Exception as error:  # noqa: BLE001
+                comparison = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
+        self._set_verification(summary, comparison)
+
     def _set_verification(self, summary: VerificationSummary, comparison: dict[str, Any] | None) -> None:
         with self._lock:
             self._frames.verification = summary

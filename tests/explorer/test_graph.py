@@ -35,7 +35,8 @@ def test_every_state_and_transition_gets_an_svg_id(definition: dict[str, Any]) -
     state_ids = {node["id"] for node in iter_nodes(definition)}
     assert set(graph.nodes) == state_ids
     transition_ids = {t["id"] for t in iter_transitions(definition)}
-    assert set(graph.edges) == transition_ids
+    initial = {"#initial", "#agent.working.draft:initial", "#agent.working.monitor:initial"}
+    assert set(graph.edges) == transition_ids | initial
     svg_ids = list(graph.nodes.values()) + [i for ids in graph.edges.values() for i in ids]
     assert len(svg_ids) == len(set(svg_ids)), "svg ids must be unique"
     for svg_id in svg_ids:
@@ -53,6 +54,7 @@ def test_structure_clusters_regions_markers(definition: dict[str, Any]) -> None:
     assert re.search(r'label=done class="state final".*shape=doublecircle', dot)
     # one initial marker per compound level (root, draft, monitor), none for the parallel state
     assert dot.count("shape=point width=0.09") == 3
+    assert dot.count("class=initial id=") == 3
     # a transition into a compound state is clipped at its cluster
     assert re.search(r"label=START class=transition id=\"t-t\d+\" lhead=cluster_", dot)
 
