@@ -1,0 +1,55 @@
+"""Code that runs in child processes of the fault tests (kept free of pytest so children import it fast)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+from agent_explorer.errors import AgentEventLogConflictError
+from agent_explorer.stores.sqlite import SqliteEventLogStore
+
+
+def batch_for(round_no: int, writer: int, start: int) -> list[dict[str, Any]]:
+    """Writer w's batch in round r: 1-3 entries whose metadata says whose batch they belong to."""
+    size = 1 + (round_no + writer) % 3
+    return [
+        {
+            "schemaVersion": 1,
+            "id": f"r{round_no}-w{writer}-{k}",
+            "index": start + k,
+            "recordedAt": "2026-11-30T04:00:00.000Z",
+            "machineId": "race",
+            "machineVersion": "1",
+            "event": {"type": "WRITE", "round": round_no, "writer": writer},
+            "metadata": {"batch": f"r{round_no}-w{writer}", "size": size, "k": k},
+        }
+        for k in range(size)
+    ]
+
+
+def sqlite_race_writer(path: str, thread_id: str, writer: int, rounds: int, barrier: Any, results: Any) -> None:
+    """One OS process of the same-position race: every round, read the length, meet, append there."""
+
+    async def run() -> list[tuple[Any, ...]]:
+        outcomes: list[tuple[Any, ...]] = []
+        async with SqliteEventLogStore(path) as store:
+            for round_no in range(rounds):
+                barrier.wait(60)  # everyone's previous append has finished
+                expected = await store.length(thread_id)
+                barrier.wait(60)  # everyone has read the same length
+                try:
+                    length = await store.append(thread_id=thread_id, expected_index=expected, entries=batch_for(round_no, writer, expected))
+                    outcomes.append(("win", round_no, expected, length))
+                except AgentEventLogConflictError as error:
+                    outcomes.append(("conflict", round_no, expected, error.thread_id, error.expected_index, error.actual_length))
+                except Exception as error:  # noqa: BLE001 - reported to the parent, which fails the test
+                    outcomes.append(("error", round_no, expected, f"{type(error).__name__}: {error}"))
+        return outcomes
+
+    try:
+        results.put((writer, asyncio.run(run())))
+    except Exception as error:  # noqa: BLE001
+        results.put((writer, [("crashed", -1, -1, f"{type(error).__name__}: {error}")]))
+        barrier.abort()
+    sys.stdout.flush()
