@@ -1,7 +1,57 @@
-"""agent_explorer: open, scrub, verify and rewrite recorded runs of statechart-driven agents."""
+"""agent_explorer: open, scrub, verify and rewrite recorded runs of statechart-driven agents.
+
+The public surface of shared/API.md, re-exported from the layers (engine -> log -> stores -> runtime ->
+explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
+`[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
+
+Note: `agent_explorer.log` is the `log` action creator of API.md §1 (as XState's `log`); the log layer is
+the subpackage `agent_explorer.log.*`, reachable with `import agent_explorer.log.replay` style imports or
+`from agent_explorer.log.replay import replay`.
+"""
 
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+# The log layer first: importing it binds the subpackage as attribute `log`, which the engine's `log`
+# action creator below then takes over (API.md §1 names `log` as an action creator).
+from .log import (
+    Timeline,
+    assert_agent_log_entry,
+    assert_json_serializable,
+    compare_machines,
+    create_replay_entry,
+    diff_snapshots,
+    fork_event_log,
+    get_log_execution_id,
+    get_usage_from_events,
+    init_entry,
+    read_log,
+    replay,
+    state_hash,
+    verify_log,
+    write_log,
+)
+from .engine import (
+    and_,
+    assign,
+    cancel,
+    create_machine,
+    emit,
+    from_promise,
+    initial_transition,
+    log,
+    not_,
+    or_,
+    raise_,
+    send_to,
+    setup,
+    spawn_child,
+    state_in,
+    stop_child,
+    transition,
+)
 from .errors import (
     AgentError,
     AgentEventLogConflictError,
@@ -10,18 +60,72 @@ from .errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
     AgentSnapshotDivergedError,
+    AgentStoreBusyError,
+    AgentStoreError,
+    MachineConfigError,
     NonSerializableAgentEventError,
 )
+from .runtime import (
+    ScriptedModel,
+    create_decision_logic,
+    create_plan_logic,
+    create_text_logic,
+    parse_agent_event,
+    run_agent,
+    setup_agent,
+)
+from .stores import (
+    SqliteEventLogStore,
+    assert_event_log_store_conformance,
+    create_in_memory_event_log_store,
+    open_store,
+)
+
+if TYPE_CHECKING:
+    from .explorer import Explorer
+    from .stores.postgres import PostgresEventLogStore
 
 __version__ = "0.1.0"
 
+_LAZY = {
+    "Explorer": (".explorer", "lab"),
+    "PostgresEventLogStore": (".stores.postgres", "postgres"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'agent_explorer' has no attribute {name!r}")
+    module_name, extra = _LAZY[name]
+    try:
+        module = import_module(module_name, __name__)
+    except ImportError as error:
+        raise ImportError(
+            f"agent_explorer.{name} needs the [{extra}] extra: pip install 'agent-explorer[{extra}]' ({error})"
+        ) from error
+    value = getattr(module, name)
+    globals()[name] = value
+    return value
+
+
 __all__ = [
-    "AgentError",
-    "AgentEventLogConflictError",
-    "AgentInvalidEventPayloadError",
-    "AgentLogFormatError",
-    "AgentMachineVersionMismatchError",
-    "AgentReplayDivergenceError",
-    "AgentSnapshotDivergedError",
-    "NonSerializableAgentEventError",
+    # §1 engine
+    "setup", "create_machine", "assign", "raise_", "send_to", "emit", "cancel", "log", "spawn_child",
+    "stop_child", "from_promise", "and_", "or_", "not_", "state_in", "initial_transition", "transition",
+    # §2 log
+    "init_entry", "create_replay_entry", "replay", "verify_log", "compare_machines", "diff_snapshots",
+    "Timeline", "fork_event_log", "get_usage_from_events", "get_log_execution_id", "assert_json_serializable",
+    "assert_agent_log_entry", "state_hash", "read_log", "write_log",
+    # §3 stores
+    "create_in_memory_event_log_store", "SqliteEventLogStore", "PostgresEventLogStore",
+    "assert_event_log_store_conformance", "open_store",
+    # §4 runtime
+    "setup_agent", "create_text_logic", "create_decision_logic", "create_plan_logic", "ScriptedModel",
+    "run_agent", "parse_agent_event",
+    # §5 errors
+    "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError", "AgentMachineVersionMismatchError",
+    "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError", "NonSerializableAgentEventError",
+    "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
+    # §6 explorer
+    "Explorer",
 ]
