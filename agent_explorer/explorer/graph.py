@@ -223,6 +223,7 @@ class _Builder:
                     continue
                 svg_id = self.fresh("t")
                 self.graph.edges.setdefault(key, []).append(svg_id)
+                self.graph.labels[key] = "initial"
                 attrs: dict[str, str] = {"class": "initial", "arrowsize": "0.5", "id": svg_id}
                 if target in self.cluster:
                     attrs["lhead"] = self.cluster[target]

@@ -4,6 +4,7 @@
 
 import { debounce, formatNumber, h, replace, shortHash } from "./dom.js";
 import { GraphPanel } from "./graph.js";
+import { icon } from "./icons.js";
 import { jsonTree } from "./json-tree.js";
 import { EventTable } from "./table.js";
 import { UsagePanel } from "./usage.js";
@@ -36,7 +37,7 @@ function render({ model, el }) {
   const btn = (label, titleText, fn, testid) =>
     h("button", { class: "ae-btn", title: titleText, "aria-label": titleText, onclick: fn, "data-testid": testid }, label);
   let playing = null;
-  const play = btn("▶", "Play / pause (space)", () => togglePlay(), "play");
+  const play = btn(icon("play"), "Play / pause (space)", () => togglePlay(), "play");
   const speed = h("select", { class: "ae-input", title: "Playback speed (entries per second)", "aria-label": "Playback speed" }, SPEEDS.map((n) => h("option", { value: n }, `${n}/s`)));
   speed.value = "5";
   speed.addEventListener("change", () => {
@@ -64,11 +65,11 @@ function render({ model, el }) {
   const controls = h(
     "div",
     { class: "ae-controls" },
-    btn("⏮", "First entry (Home)", () => setIndex(0), "first"),
-    btn("◀", "Previous entry (←)", () => setIndex(model.get("index") - 1), "prev"),
+    btn(icon("first"), "First entry (Home)", () => setIndex(0), "first"),
+    btn(icon("prev"), "Previous entry (←)", () => setIndex(model.get("index") - 1), "prev"),
     play,
-    btn("▶|", "Next entry (→)", () => setIndex(model.get("index") + 1), "next"),
-    btn("⏭", "Last entry (End)", () => setIndex(last()), "last"),
+    btn(icon("next"), "Next entry (→)", () => setIndex(model.get("index") + 1), "next"),
+    btn(icon("last"), "Last entry (End)", () => setIndex(last()), "last"),
     h("div", { class: "ae-slider-wrap" }, track, slider),
     speed,
   );
@@ -77,12 +78,12 @@ function render({ model, el }) {
     if (playing) {
       clearInterval(playing);
       playing = null;
-      play.textContent = "▶";
+      replace(play, icon("play"));
       play.classList.remove("on");
       return;
     }
     if (model.get("index") >= last()) setIndex(0);
-    play.textContent = "⏸";
+    replace(play, icon("pause"));
     play.classList.add("on");
     playing = setInterval(() => {
       if (model.get("index") >= last()) togglePlay();

@@ -1,0 +1,178 @@
+"""The explorer in a real JupyterLab, driven through headless Chromium: what a user sees and does.
+
+One notebook shows two explorers: the sample run (`ex`) and the same run with entry 4 tampered (`bad`).
+Screenshots land in each test's tmp_path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .conftest import Lab, NotebookPage, write_notebook
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+XSS = "<img src=x onerror=alert(1)>"
+SETUP = """\
+from sample_run import make_machine, sample_run, tamper
+from agent_explorer.explorer import Explorer
+machine = make_machine()
+entries = sample_run(machine)
+ex = Explorer(machine, entries)
+ex"""
+TAMPERED = """\
+bad = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"))
+bad"""
+
+
+@pytest.fixture(scope="module")
+def nb(notebook_page: NotebookPage, lab: Lab) -> Iterator[NotebookPage]:
+    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED])
+    notebook_page.open("explore.ipynb", widgets=2)
+    yield notebook_page
+    assert notebook_page.dialogs == [], f"a dialog fired: {notebook_page.dialogs}"
+
+
+def active_labels(root: Any) -> list[str]:
+    return sorted(root.locator("svg g.node.active text").all_text_contents())
+
+
+def position(root: Any) -> str:
+    return str(root.get_by_test_id("position").text_content())
+
+
+def slide_to(root: Any, index: int) -> None:
+    """What a drag ends with: the range input's value changes and it fires input + change."""
+    root.get_by_test_id("slider").evaluate(
+        """(el, i) => { el.value = String(i); el.dispatchEvent(new Event("input", {bubbles: true}));
+                        el.dispatchEvent(new Event("change", {bubbles: true})); }""",
+        index,
+    )
+    expect_position(root, index)
+
+
+def expect_position(root: Any, index: int) -> None:
+    from playwright.sync_api import expect
+
+    expect(root.get_by_test_id("position")).to_have_text(re.compile(rf"^index {index} / "), timeout=10_000)
+    expect(root.locator(".ae-value")).to_have_count(1)
+    root.page.wait_for_function(
+        "([root, i]) => root.querySelector('tr.ae-row.current')?.dataset.index === String(i)",
+        arg=[root.element_handle(), index],
+        timeout=10_000,
+    )
+
+
+def test_chart_renders_with_the_initial_state_highlighted(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    svg = root.locator("svg.ae-svg")
+    assert svg.count() == 1
+    assert root.locator("svg g.node.state").count() == 6 and root.locator("svg g.cluster").count() == 3
+    assert active_labels(root) == ["idle"]
+    assert root.locator("svg g.edge.initial.taken").count() == 1  # the root's initial arrow
+    assert root.get_by_test_id("state-value").text_content() == "idle"
+    assert root.get_by_test_id("verify-status").text_content() == "verified"
+    nb.shot(tmp_path / "initial.png", 0)
+
+
+def test_moving_the_slider_changes_highlight_and_context(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    slide_to(root, 2)
+    assert active_labels(root) == ["ok", "writing"]
+    taken = root.locator("svg g.edge.taken text").all_text_contents()
+    assert taken == ["START"]
+    assert root.locator("svg g.cluster.active").count() == 3  # working and both regions
+    slide_to(root, 4)
+    changed = root.locator(".ae-json .changed")
+    assert changed.count() == 1 and changed.text_content() == "n: 2"
+    # the slider move is visible from Python
+    assert nb.kernel("print(ex.index, ex.snapshot.context['n'])").strip() == "4 2"
+    nb.shot(tmp_path / "index4.png", 0)
+
+
+def test_python_moves_the_view(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    nb.kernel("ex.index = 6")
+    expect_position(root, 6)
+    assert active_labels(root) == ["ok", "review"]
+    assert "160" in str(root.get_by_test_id("usage").text_content())
+
+
+def test_clicking_a_table_row_jumps(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    root.locator('tr.ae-row[data-index="8"]').click()
+    expect_position(root, 8)
+    assert active_labels(root) == ["done"]
+    assert root.get_by_test_id("event-type").text_content() == "APPROVE"
+    assert nb.kernel("print(ex.index)").strip() == "8"
+
+
+def test_arrow_keys_step_the_index_inside_jupyterlab(nb: NotebookPage) -> None:
+    root = nb.widget(0)
+    page = nb.page
+    root.locator('tr.ae-row[data-index="3"]').click()
+    expect_position(root, 3)
+    active_cell = "() => window.jupyterapp.shell.currentWidget.content.activeCellIndex"
+    cell_before = page.evaluate(active_cell)
+    root.get_by_test_id("position").click()  # focus the widget, not an input
+    page.keyboard.press("ArrowRight")
+    expect_position(root, 4)
+    page.keyboard.press("ArrowDown")  # in command mode this would select the next cell
+    expect_position(root, 5)
+    page.keyboard.press("ArrowLeft")
+    expect_position(root, 4)
+    page.keyboard.press("End")
+    expect_position(root, 8)
+    assert page.evaluate(active_cell) == cell_before, "JupyterLab must not see the arrows"
+
+
+def test_tampered_log_shows_the_divergence_banner(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(1)
+    banner = root.get_by_test_id("divergence")
+    assert banner.is_visible()
+    text = str(banner.text_content())
+    assert "Replay diverges at index 4" in text and "NOTE" in text and "4 further divergent entries" in text
+    assert root.get_by_test_id("verify-status").text_content() == "5 divergent"
+    assert root.locator(".ae-track .ae-mark.divergent").count() == 1
+    nb.shot(tmp_path / "divergence.png", 1)
+    banner.get_by_test_id("jump-divergence").click()
+    expect_position(root, 4)
+    assert root.get_by_test_id("hash-status").text_content() == "hash mismatch"
+    assert nb.widget(0).get_by_test_id("divergence").is_hidden()
+
+
+def test_untrusted_payload_shows_as_text_and_no_dialog_fires(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    root.locator('tr.ae-row[data-index="1"]').click()
+    expect_position(root, 1)
+    assert XSS in str(root.locator('tr.ae-row[data-index="1"] td.ae-payload').text_content())
+    root.locator(".ae-event-json summary").click()
+    assert XSS in str(root.get_by_test_id("event-json").text_content())
+    assert root.locator(".ae-json").get_by_text(f'"{XSS}"').count() == 1
+    assert root.locator("img").count() == 0 and nb.page.locator(".jp-OutputArea img[src='x']").count() == 0
+    nb.page.wait_for_timeout(300)  # an onerror handler would have fired by now
+    assert nb.dialogs == []
+    nb.shot(tmp_path / "xss.png", 0)
+
+
+def test_dark_theme_is_readable(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    light = root.evaluate("el => getComputedStyle(el).backgroundColor")
+    nb.page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    nb.page.wait_for_function(
+        "(before) => getComputedStyle(document.querySelector('.ae-root')).backgroundColor !== before",
+        arg=light,
+        timeout=20_000,
+    )
+    nb.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')", timeout=20_000)
+    dark = root.evaluate("el => getComputedStyle(el).backgroundColor")
+    text = root.locator(".ae-title").evaluate("el => getComputedStyle(el).color")
+    assert dark != light and text != "rgb(0, 0, 0)"
+    nb.shot(tmp_path / "dark.png", 0)
+    nb.page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
+    nb.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')", timeout=20_000)
