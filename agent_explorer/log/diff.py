@@ -196,15 +196,24 @@ def compare_machines(
     `machine_a`, the recorder). Hashes in the log are ignored: this compares the two folds with
     each other, not with the record (that is `verify_log`). Pure.
     """
-    from . import replay as _replay  # local: replay imports the engine, keep diff importable alone
+    # Local import: replay imports the engine; diff_snapshots stays importable on its own.
+    from .replay import (
+        check_entry_machine,
+        is_usage_event,
+        reject_late_init,
+        require_init_entry,
+        seed,
+        trace_transition,
+    )
+    from ..engine import transition
 
     iterator = iter(entries)
     first = next(iterator, None)
     if first is None:
-        _replay.require_init_entry(None)
+        require_init_entry(None)
     assert first is not None
-    snapshot_a, _ = _replay.seed(machine_a, first, check_version=check_version)
-    snapshot_b, _ = _replay.seed(machine_b, first, check_version=False)
+    snapshot_a, _ = seed(machine_a, first, check_version=check_version)
+    snapshot_b, _ = seed(machine_b, first, check_version=False)
     persisted_a = machine_a.get_persisted_snapshot(snapshot_a)
     persisted_b = machine_b.get_persisted_snapshot(snapshot_b)
     if not json_equal(persisted_a, persisted_b):
@@ -215,19 +224,19 @@ def compare_machines(
     index = 0
     for index, entry in enumerate(iterator, start=1):
         if check_version:
-            _replay.check_entry_machine(machine_a, entry, index)
+            check_entry_machine(machine_a, entry, index)
         event = entry["event"]
-        if _replay.is_usage_event(event):
+        if is_usage_event(event):
             continue
-        _replay.reject_late_init(event, entry, index)
+        reject_late_init(event, entry, index)
         before_a, before_b = snapshot_a, snapshot_b
-        snapshot_a, _ = _replay.transition(machine_a, snapshot_a, event)
-        snapshot_b, _ = _replay.transition(machine_b, snapshot_b, event)
+        snapshot_a, _ = transition(machine_a, snapshot_a, event)
+        snapshot_b, _ = transition(machine_b, snapshot_b, event)
         persisted_a = machine_a.get_persisted_snapshot(snapshot_a)
         persisted_b = machine_b.get_persisted_snapshot(snapshot_b)
         if not json_equal(persisted_a, persisted_b):
-            trace_a = _replay.trace_transition(machine_a, before_a, event)
-            trace_b = _replay.trace_transition(machine_b, before_b, event)
+            trace_a = trace_transition(machine_a, before_a, event)
+            trace_b = trace_transition(machine_b, before_b, event)
             return MachineComparison(
                 index,
                 diff_snapshots(persisted_a, persisted_b),

@@ -288,17 +288,21 @@ def _missing_verification(entry: Mapping[str, Any], index: int) -> AgentReplayDi
     )
 
 
-def _malformed(entry: Any, index: int, error: Exception) -> Exception:
-    """Turn a KeyError/TypeError from a malformed entry into the log-format error naming it."""
+def _malformed(entry: Any, index: int, error: Exception) -> AgentLogFormatError:
+    """The log-format error for an entry whose fields could not be read (KeyError/TypeError)."""
     if not isinstance(entry, Mapping):
-        return AgentLogFormatError(
-            f"Entry {index} is a {type(entry).__name__}, not a JSON object.", index=index
-        )
+        return AgentLogFormatError(f"Entry {index} is a {type(entry).__name__}, not a JSON object.", index=index)
     try:
-        assert_agent_log_entry(dict(entry))
-    except AgentError as format_error:
+        assert_agent_log_entry(dict(entry), index=index)
+    except AgentLogFormatError as format_error:
         return format_error
-    return error
+    except AgentError:
+        pass
+    return AgentLogFormatError(
+        f"Entry {index} (id {entry.get('id')!r}) is malformed: {type(error).__name__}: {error}. An entry "
+        "needs machineId, machineVersion, event.type and, if present, verification.stateHash.",
+        index=index,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -337,39 +341,38 @@ def replay(
         elif strict:
             raise _missing_verification(first, 0)
 
-    # The hot loop: one pass, locals only, hashing only where an entry carries a hash.
+    # The hot loop: one pass, locals only, hashing only where an entry carries a hash. Only the
+    # reads of the entry itself are guarded, so an exception from machine code propagates as is.
     machine_id, machine_version = machine.id, machine.version
     index = 0
-    entry: Any = first
-    try:
-        for index, entry in enumerate(iterator, start=1):
-            if entry["machineVersion"] != machine_version or entry["machineId"] != machine_id:
-                raise _version_mismatch(machine, entry, index)
+    for index, entry in enumerate(iterator, start=1):
+        try:
+            same_machine = entry["machineVersion"] == machine_version and entry["machineId"] == machine_id
             event = entry["event"]
             event_type = event["type"]
-            if event_type == USAGE_EVENT_TYPE:
-                pass
-            elif event_type == INIT_EVENT_TYPE:
-                reject_late_init(event, entry, index)
-            else:
-                snapshot, actions = transition(machine, snapshot, event)
-                persisted = current_hash = None
-            if mode:
-                verification = entry.get("verification")
-                if verification is None:
-                    if strict:
-                        raise _missing_verification(entry, index)
-                    continue
-                if current_hash is None:
-                    persisted = get_persisted(snapshot)
-                    current_hash = state_hash(persisted)
-                checked += 1
-                if current_hash != verification["stateHash"]:
-                    raise _state_divergence(entry, index, verification["stateHash"], current_hash)
-    except (KeyError, TypeError) as error:
-        replacement = _malformed(entry, index, error)
-        if replacement is error:
-            raise
-        raise replacement from error
+            verification = entry.get("verification") if mode else None
+            expected = None if verification is None else verification["stateHash"]
+        except (KeyError, TypeError, AttributeError) as error:
+            raise _malformed(entry, index, error) from error
+        if not same_machine:
+            raise _version_mismatch(machine, entry, index)
+        if event_type == USAGE_EVENT_TYPE:
+            pass
+        elif event_type == INIT_EVENT_TYPE:
+            reject_late_init(event, entry, index)
+        else:
+            snapshot, actions = transition(machine, snapshot, event)
+            persisted = current_hash = None
+        if mode:
+            if expected is None:
+                if strict:
+                    raise _missing_verification(entry, index)
+                continue
+            if current_hash is None:
+                persisted = get_persisted(snapshot)
+                current_hash = state_hash(persisted)
+            checked += 1
+            if current_hash != expected:
+                raise _state_divergence(entry, index, expected, current_hash)
     kept = entries if isinstance(entries, Sequence) else None
     return ReplayResult(machine, snapshot, actions, index + 1, checked, kept, persisted)

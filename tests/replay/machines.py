@@ -127,6 +127,10 @@ def looked_up(value: Any) -> dict[str, Any]:
     return {"type": "xstate.done.actor.lookup", "output": value}
 
 
+def lookup_failed(message: str = "not found") -> dict[str, Any]:
+    return {"type": "xstate.error.actor.lookup", "error": {"name": "Error", "message": message}}
+
+
 def usage(tokens: int = 15, model: str = "scripted") -> dict[str, Any]:
     return {"type": "@agent.usage", "requestId": "draft#1", "model": model,
             "usage": {"inputTokens": tokens - 5, "outputTokens": 5, "totalTokens": tokens}}

@@ -13,7 +13,9 @@ from agent_explorer.errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-from agent_explorer.log import replay as replay_module
+import importlib
+
+replay_module = importlib.import_module("agent_explorer.log.replay")
 from agent_explorer.log.hashing import state_hash
 from agent_explorer.log.replay import replay
 

@@ -1,0 +1,73 @@
+"""Properties over random event sequences: replay equals the live fold; state_at equals replay."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_explorer.log.diff import diff_snapshots, json_equal
+from agent_explorer.log.replay import replay
+from agent_explorer.log.timeline import Timeline
+from agent_explorer.log.verification import verify_log
+
+from .machines import agent_machine, live_states, record
+from .strategies import events
+
+MACHINE = agent_machine()
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(events)
+def test_replay_equals_folding_live(sequence: list[dict[str, Any]]) -> None:
+    log = record(MACHINE, sequence, input={"question": "q"})
+    live = live_states(MACHINE, log)
+    result = replay(MACHINE, log, verify="strict")  # the hashes were taken live
+    assert result.persisted_snapshot == MACHINE.get_persisted_snapshot(live[-1])
+    assert result.snapshot.value == live[-1].value
+    assert result.snapshot.status == live[-1].status
+    assert result.checked == len(log)
+
+
+@SETTINGS
+@given(events, st.integers(1, 6), st.randoms(use_true_random=False))
+def test_state_at_equals_replay_of_the_prefix(sequence: list[dict[str, Any]], every: int, rng: Any) -> None:
+    log = record(MACHINE, sequence)
+    timeline = Timeline(MACHINE, log, checkpoint_every=every, cache_size=3)
+    order = list(range(len(log)))
+    rng.shuffle(order)
+    for index in order:
+        prefix = replay(MACHINE, log[: index + 1], verify="strict")
+        assert timeline.persisted_at(index) == prefix.persisted_snapshot
+        state = timeline.state_at(index)
+        assert state.value == prefix.snapshot.value and state.status == prefix.snapshot.status
+        assert state.context == prefix.snapshot.context
+        assert timeline.hash_at(index) == log[index]["verification"]["stateHash"]
+        assert timeline.verify_at(index) is None
+
+
+@SETTINGS
+@given(events, st.data())
+def test_an_edited_hash_is_exactly_one_divergence(sequence: list[dict[str, Any]], data: st.DataObject) -> None:
+    log = record(MACHINE, sequence)
+    index = data.draw(st.integers(0, len(log) - 1))
+    tampered = copy.deepcopy(log)
+    tampered[index]["verification"]["stateHash"] = "0" * 64
+    report = verify_log(MACHINE, tampered)
+    assert report.divergent_indices == [index]
+    assert report.final_hash == log[-1]["verification"]["stateHash"]
+
+
+@SETTINGS
+@given(events, events)
+def test_diff_is_empty_exactly_when_snapshots_are_equal(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> None:
+    left = replay(MACHINE, record(MACHINE, a)).persisted_snapshot
+    right = replay(MACHINE, record(MACHINE, b)).persisted_snapshot
+    changes = diff_snapshots(left, right)
+    assert (changes == []) == json_equal(left, right)
+    assert diff_snapshots(left, copy.deepcopy(left)) == []
+    for change in changes:
+        assert change.kind in ("added", "removed", "changed")
