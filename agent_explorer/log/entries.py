@@ -8,6 +8,7 @@ store or a file, never mutates an entry or a caller's value (events and metadata
 from __future__ import annotations
 
 import copy
+import importlib
 import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ __all__ = [
     "Clock",
     "LogMachine",
     "assert_agent_log_entry",
+    "check_entry_shape",
     "create_replay_entry",
     "fork_event_log",
     "format_recorded_at",
@@ -263,11 +265,10 @@ def _initial_persisted_snapshot(machine: LogMachine, input: Any) -> Any:
     # live outside the engine may carry their own initial_transition(input=...) when the engine
     # is not installed.
     try:
-        from agent_explorer.engine import (  # type: ignore[attr-defined,unused-ignore]
-            initial_transition,
-        )
+        engine = importlib.import_module("agent_explorer.engine")
     except ImportError:
-        initial_transition = None
+        engine = None
+    initial_transition: Any = getattr(engine, "initial_transition", None)
     if initial_transition is not None:
         snapshot, _actions = initial_transition(machine, input=input)
     else:
@@ -308,6 +309,21 @@ def assert_agent_log_entry(entry: Any, *, index: int | None = None) -> None:
     else the expected `index`); values that are not strict JSON raise
     NonSerializableAgentEventError with the path (e.g. `event.items[3].when`). If `index` is
     given, the entry must sit at that index.
+    """
+    where = check_entry_shape(entry, index=index)
+    try:
+        assert_json_serializable(entry)
+    except NonSerializableAgentEventError as error:
+        raise NonSerializableAgentEventError(
+            f"Log entry {where}: {error.message}", path=getattr(error, "path", "")
+        ) from None
+
+
+def check_entry_shape(entry: Any, *, index: int | None = None) -> int:
+    """assert_agent_log_entry without the strict-JSON pass over the values; returns the index.
+
+    For callers that already know the entry is strict JSON (e.g. it was just parsed from JSON
+    text holding no integer beyond 2**53), so the walk over every value would prove nothing.
     """
     if not isinstance(entry, Mapping):
         _bad(index, f"is a {type(entry).__name__}, not an object")
@@ -360,12 +376,7 @@ def assert_agent_log_entry(entry: Any, *, index: int | None = None) -> None:
                 where,
                 f"verification.stateHash must be 64 lowercase hex digits, got {_short(digest)}",
             )
-    try:
-        assert_json_serializable(entry)
-    except NonSerializableAgentEventError as error:
-        raise NonSerializableAgentEventError(
-            f"Log entry {where}: {error.message}", path=getattr(error, "path", "")
-        ) from None
+    return where
 
 
 def _valid_recorded_at(text: str) -> bool:

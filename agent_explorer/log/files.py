@@ -1,0 +1,410 @@
+"""Log files: read and write a whole event log as JSONL (one entry per line) or as one JSON array.
+
+The format is detected from content (first non-space byte `{` or `[`), never from the file name.
+JSONL is read line by line (orjson per line), so a million-entry file never sits in memory more
+than once; a JSON array is parsed whole (one copy of the bytes plus the entries). Writes are atomic
+(temp file, fsync, rename). Never modifies an existing log in place; never repairs silently: a bad
+line is an error naming it, and only `on_truncated="drop"` skips a crash-truncated final line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any, Final, Literal, NoReturn
+
+import orjson
+
+from agent_explorer.errors import (
+    AgentError,
+    AgentLogFormatError,
+    NonSerializableAgentEventError,
+)
+from agent_explorer.log.entries import (
+    INIT_EVENT_TYPE,
+    assert_agent_log_entry,
+    check_entry_shape,
+)
+
+__all__ = ["iter_log", "read_log", "write_log"]
+
+OnTruncated = Literal["error", "drop"]
+LogFormat = Literal["jsonl", "json"]
+
+_WHITESPACE: Final = b" \t\r\n"
+_BOM: Final = b"\xef\xbb\xbf"
+_OPTIONS: Final = orjson.OPT_APPEND_NEWLINE
+# orjson parses JSON text into exact JSON types, finite floats and surrogate-free strings; the
+# one strict-JSON rule it cannot know is the 2**53 integer bound. An int beyond it needs at least
+# 16 digits, so a line with no run of 16 digits needs no walk over its values.
+# (bytes.translate + a substring test runs at C speed; a regex scan is several times slower.)
+_DIGITS_ONLY: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_SIXTEEN_DIGITS: Final = b"0" * 16
+
+
+def read_log(path: str | os.PathLike[str], on_truncated: OnTruncated = "error") -> list[dict[str, Any]]:
+    """Every entry of the log file at `path`, validated, in order.
+
+    Raises AgentLogFormatError (`.line` 1-based, `.truncated`, `.valid_entries`, `.index`) for a
+    malformed line, an invalid entry, an index gap, a duplicate index or id, or a first entry that
+    is not `@agent.init`. A final line cut short by a crash (no trailing newline, not complete
+    JSON) raises with `truncated=True`, unless `on_truncated="drop"`, which returns the valid
+    prefix. An empty file is an empty log.
+    """
+    return list(iter_log(path, on_truncated=on_truncated))
+
+
+def iter_log(
+    path: str | os.PathLike[str], *, on_truncated: OnTruncated = "error"
+) -> Iterator[dict[str, Any]]:
+    """Stream the entries of a log file, validating each before it is yielded.
+
+    For JSONL this holds one line at a time (plus the set of entry ids, to refuse duplicates);
+    an error surfaces when its line is reached, after the valid entries before it were yielded.
+    """
+    if on_truncated not in ("error", "drop"):
+        raise AgentError(
+            f"on_truncated must be 'error' or 'drop', got {on_truncated!r}", code="invalid-argument"
+        )
+    file = Path(path)
+    with file.open("rb") as handle:
+        first = _first_significant_byte(handle)
+        if first is None:
+            return
+        if handle.read(len(_BOM)) != _BOM:
+            handle.seek(0)
+        if first == b"{":
+            yield from _iter_jsonl(file, handle, on_truncated)
+        elif first == b"[":
+            yield from _iter_array(file, handle.read(), on_truncated)
+        else:
+            raise AgentLogFormatError(
+                f"{file}: line 1: a log file is JSONL (one entry object per line) or a JSON array "
+                f"of entries, but it starts with {first!r}.",
+                line=1,
+                valid_entries=0,
+            )
+
+
+def write_log(
+    path: str | os.PathLike[str],
+    entries: Iterable[Mapping[str, Any]],
+    *,
+    format: LogFormat | None = None,
+) -> int:
+    """Write `entries` to `path` atomically; return how many were written.
+
+    The format is JSONL unless `format="json"` or the name ends in `.json` (then a JSON array with
+    one entry per line). Entries are validated exactly as read_log validates them, so every file
+    written here reads back; on any error nothing at `path` changes. `entries` may be any
+    iterable (a generator streams without holding the log).
+    """
+    file = Path(path)
+    as_array = format == "json" or (format is None and file.suffix.lower() == ".json")
+    if format not in (None, "json", "jsonl"):
+        raise AgentError(f"format must be 'jsonl' or 'json', got {format!r}", code="invalid-argument")
+    directory = file.parent
+    fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{file.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            count = _write_entries(file, out, entries, as_array)
+            out.flush()
+            os.fsync(out.fileno())
+            try:
+                os.chmod(temp_name, file.stat().st_mode & 0o7777 if file.exists() else 0o644)
+            except OSError:  # pragma: no cover - permissions are best effort (e.g. odd filesystems)
+                pass
+        os.replace(temp_name, file)
+    except BaseException:
+        try:
+            os.unlink(temp_name)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(directory)
+    return count
+
+
+# ------------------------------------------------------------------------------------------------
+# Reading
+
+
+class _LogChecker:
+    """Checks each entry against the log so far: shape, contiguous indices from 0, unique ids."""
+
+    __slots__ = ("file", "ids", "next_index")
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.next_index = 0
+        self.ids: set[str] = set()
+
+    def check(self, entry: Any, line: int | None, raw: bytes | None = None) -> None:
+        """Validate `entry`; `raw` is the JSON text it was parsed from, when there is one."""
+        where = f"{self.file}: line {line}" if line is not None else f"{self.file}"
+        if type(entry) is not dict:
+            self.fail(
+                f"{where}: is a JSON {_json_type(entry)}, not an entry object", line, None
+            )
+        try:
+            if raw is not None and _SIXTEEN_DIGITS not in raw.translate(_DIGITS_ONLY):
+                check_entry_shape(entry)
+            else:
+                assert_agent_log_entry(entry)
+        except AgentLogFormatError as error:
+            self.fail(f"{where}: {error.message}", line, getattr(error, "index", None), error)
+        except NonSerializableAgentEventError as error:
+            self.fail(f"{where}: {error.message}", line, entry.get("index"), error)
+        index: int = entry["index"]
+        expected = self.next_index
+        if index != expected:
+            if index < expected:
+                problem = (
+                    f"duplicate index {index}: index {index} appeared earlier and the next entry "
+                    f"should have index {expected}"
+                )
+            else:
+                problem = (
+                    f"index gap: expected index {expected}, found {index} (entries "
+                    f"{expected}..{index - 1} are missing)"
+                )
+            self.fail(f"{where}: {problem}", line, index)
+        if index == 0 and entry["event"]["type"] != INIT_EVENT_TYPE:
+            self.fail(
+                f"{where}: entry 0 has event type {entry['event']['type']!r}; a log starts with "
+                f"the {INIT_EVENT_TYPE} entry (replay needs it to seed the fold)",
+                line,
+                0,
+            )
+        entry_id: str = entry["id"]
+        if entry_id in self.ids:
+            self.fail(
+                f"{where}: duplicate id {entry_id!r} at index {index}: entry ids are unique "
+                "within a log",
+                line,
+                index,
+            )
+        self.ids.add(entry_id)
+        self.next_index = expected + 1
+
+    def fail(
+        self, message: str, line: int | None, index: Any, cause: BaseException | None = None
+    ) -> NoReturn:
+        raise AgentLogFormatError(
+            message if message.endswith(".") else message + ".",
+            line=line,
+            valid_entries=self.next_index,
+            index=index if type(index) is int else None,
+        ) from cause
+
+
+def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[dict[str, Any]]:
+    loads = orjson.loads
+    checker = _LogChecker(file)
+    check = checker.check
+    line = 0
+    for raw in handle:
+        line += 1
+        try:
+            entry = loads(raw)
+        except orjson.JSONDecodeError as error:
+            if not raw.strip(_WHITESPACE):
+                continue  # blank lines carry nothing
+            if not raw.endswith(b"\n"):
+                if on_truncated == "drop":
+                    return
+                raise AgentLogFormatError(
+                    f"{file}: line {line}: the final line is truncated (no trailing newline, and "
+                    f"not complete JSON: {error.msg}), as a crash mid-write leaves it; the "
+                    f"{checker.next_index} entries before it are valid. Recover them with "
+                    f"read_log(path, on_truncated='drop').",
+                    line=line,
+                    truncated=True,
+                    valid_entries=checker.next_index,
+                ) from None
+            raise AgentLogFormatError(
+                f"{file}: line {line}: not valid JSON ({error.msg} at column {error.colno}); "
+                f"the {checker.next_index} entries before it are valid. Fix or remove the line.",
+                line=line,
+                valid_entries=checker.next_index,
+            ) from None
+        check(entry, line, raw)
+        yield entry
+
+
+def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[dict[str, Any]]:
+    # The whole array is parsed at once: JSON arrays are the small-file, human-edited format;
+    # large logs belong in JSONL, which streams.
+    try:
+        items = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        if error.pos < len(data.rstrip(_WHITESPACE)):
+            raise AgentLogFormatError(
+                f"{file}: line {error.lineno}: not valid JSON ({error.msg} at column "
+                f"{error.colno}); fix the file (JSON arrays are parsed whole, so no entry was read).",
+                line=error.lineno,
+                valid_entries=0,
+            ) from None
+        items = _array_prefix(data)
+        if on_truncated == "error":
+            raise AgentLogFormatError(
+                f"{file}: line {error.lineno}: the JSON array is truncated ({error.msg}), as a "
+                f"crash mid-write leaves it; the {len(items)} complete entries before the cut "
+                "can be recovered with read_log(path, on_truncated='drop').",
+                line=error.lineno,
+                truncated=True,
+                valid_entries=_count_valid(file, items),
+            ) from None
+    if type(items) is not list:
+        raise AgentLogFormatError(
+            f"{file}: line 1: the file is a JSON {_json_type(items)}, not an array of entries.",
+            line=1,
+            valid_entries=0,
+        )
+    checker = _LogChecker(file)
+    lines: list[int] | None = None
+    for position, entry in enumerate(items):
+        try:
+            checker.check(entry, None)
+        except AgentLogFormatError as error:
+            # Only now pay for locating elements: re-raise with the element's line number.
+            lines = lines or _array_element_lines(data)
+            line = lines[position] if position < len(lines) else None
+            message = error.message.replace(f"{file}:", f"{file}: line {line}: element {position}:", 1)
+            raise AgentLogFormatError(
+                message,
+                line=line,
+                valid_entries=checker.next_index,
+                index=getattr(error, "index", None),
+            ) from error.__cause__
+        yield entry
+
+
+def _count_valid(file: Path, items: list[Any]) -> int:
+    checker = _LogChecker(file)
+    for entry in items:
+        try:
+            checker.check(entry, None)
+        except AgentLogFormatError:
+            break
+    return checker.next_index
+
+
+def _reject_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _array_prefix(data: bytes) -> list[Any]:
+    """The complete elements at the front of a truncated JSON array (recovery path only)."""
+    text = data.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder(parse_constant=_reject_constant)
+    items: list[Any] = []
+    position = text.index("[") + 1
+    length = len(text)
+    while True:
+        while position < length and text[position] in " \t\r\n":
+            position += 1
+        try:
+            value, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return items
+        items.append(value)
+        while position < length and text[position] in " \t\r\n":
+            position += 1
+        if position >= length or text[position] != ",":
+            return items
+        position += 1
+
+
+def _array_element_lines(data: bytes) -> list[int]:
+    """1-based line where each element of a JSON array starts (error path only)."""
+    text = data.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    lines: list[int] = []
+    position = text.index("[") + 1
+    line, counted_to = 1, 0
+    length = len(text)
+    while True:
+        while position < length and text[position] in " \t\r\n,":
+            position += 1
+        if position >= length or text[position] == "]":
+            return lines
+        line += text.count("\n", counted_to, position)
+        counted_to = position
+        lines.append(line)
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except ValueError:
+            return lines
+
+
+def _first_significant_byte(handle: Any) -> bytes | None:
+    """The first byte that is not whitespace (after a UTF-8 BOM); rewinds the handle."""
+    chunk = handle.read(65536)
+    chunk = chunk.removeprefix(_BOM)
+    while chunk:
+        chunk = chunk.lstrip(_WHITESPACE)
+        if chunk:
+            handle.seek(0)
+            return bytes(chunk[:1])
+        chunk = handle.read(65536)
+    handle.seek(0)
+    return None
+
+
+def _json_type(value: Any) -> str:
+    return {
+        dict: "object", list: "array", str: "string", int: "number", float: "number",
+        bool: "boolean", type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+# ------------------------------------------------------------------------------------------------
+# Writing
+
+
+def _write_entries(file: Path, out: Any, entries: Iterable[Mapping[str, Any]], as_array: bool) -> int:
+    checker = _LogChecker(file)
+    dumps = orjson.dumps
+    if as_array:
+        out.write(b"[")
+    count = 0
+    for entry in entries:
+        try:
+            checker.check(entry, None)
+        except AgentLogFormatError as error:
+            raise AgentLogFormatError(
+                error.message.replace(f"{file}:", f"{file}: writing entry {count}:", 1),
+                valid_entries=count,
+                index=getattr(error, "index", None),
+            ) from error.__cause__
+        try:
+            text = dumps(entry, option=_OPTIONS)
+        except orjson.JSONEncodeError:  # ints beyond 64 bits: strict JSON, but orjson refuses
+            text = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        if as_array:
+            out.write(b"\n" if count == 0 else b",\n")
+            out.write(text[:-1])
+        else:
+            out.write(text)
+        count += 1
+    if as_array:
+        out.write(b"\n]\n" if count else b"]\n")
+    return count
+
+
+def _fsync_directory(directory: Path) -> None:
+    # The rename is durable only once the directory entry is; not every platform allows this.
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
