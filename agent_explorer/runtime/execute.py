@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
+from ..log.jsonvalue import assert_json_serializable
 from .decisions import PLAN_DONE_EVENT_TYPE, resolve_decision_detailed
 from .effects import AgentEffect, to_done_event, to_error_event
 from .executors import TextResult, collect_stream, maybe_await, normalize_text_result
@@ -63,16 +64,8 @@ async def _text(effect: AgentEffect, executors: Any, on_chunk: Callable[[str], A
 
 
 async def _task(effect: AgentEffect) -> Any:
-    fn = getattr(effect.logic, "fn", None)
-    if fn is None:
-        raise AgentError(
-            f"Task {effect.request_id} has no runnable logic (src {effect.request.src if effect.request else None!r}); "
-            "register it with from_promise(async_fn).",
-            code="missing-executor",
-            request_id=effect.request_id,
-        )
     assert effect.request is not None
-    return await maybe_await(fn(input=effect.request.input))
+    return await maybe_await(effect.logic.fn(input=effect.request.input))
 
 
 def _plan_done(effect: AgentEffect, stopped: str) -> Outcome:
@@ -126,6 +119,18 @@ async def perform_effect(
         return Outcome(dict(effect.event or {}), effect.request_id)
     request = effect.request
     assert request is not None
+    # A missing executor is the host's configuration, not the actor's failure: raise, journal nothing.
+    if effect.kind == "text":
+        _require(executors, "stream_text" if request.mode == "stream" else "generate_text", effect)
+    elif effect.kind in ("decision", "plan"):
+        _require(executors, "decide", effect)
+    elif getattr(effect.logic, "fn", None) is None:
+        raise AgentError(
+            f"Task {effect.request_id} has no runnable logic (src {request.src!r}); register it with "
+            "from_promise(async_fn).",
+            code="missing-executor",
+            request_id=effect.request_id,
+        )
     try:
         if effect.kind == "text":
             result = await _text(effect, executors, on_chunk)
@@ -144,6 +149,8 @@ async def perform_effect(
         if effect.kind == "plan":
             return await _plan_step(effect, executors, can_take)
         output = await _task(effect)
+        # The output is journaled inline: a value JSON cannot hold fails the task, not the run.
+        assert_json_serializable(output, "output")
         return Outcome(effect.to_done_event(output), request.request_id, output=output)
     except asyncio.CancelledError:
         raise

@@ -337,12 +337,14 @@ class _Run:
                 continue  # cancelled meanwhile (its state was left): nothing to journal
             del self.inflight[effect.request_id or ""]
             if isinstance(outcome, BaseException):
-                return "executor", outcome
+                return (outcome.code if isinstance(outcome, AgentError) else "executor"), outcome
             if outcome.event is not None:
                 self.fold(outcome.event, outcome.causation_id)
             for usage in outcome.usage:
-                self.accept(usage, self.snapshot, outcome.causation_id)
-                self.ledger.apply({"event": usage}, self.snapshot, []) if self.ledger else None
+                # Spend is journaled after the completion it paid for; it never transitions.
+                usage_entry = self.accept(usage, self.snapshot, outcome.causation_id)
+                assert self.ledger is not None
+                self.ledger.apply(usage_entry, self.snapshot, [])
             if self.journal.failure is not None:
                 return "journal", self.journal.failure
         return None, None
@@ -402,10 +404,20 @@ async def run_agent(
             "max_transitions": max_transitions,
         },
     )
+
+    def segment_metadata() -> dict[str, Any]:
+        """A new segment's init metadata: the host's, plus executionId and machineRef."""
+        base = dict(metadata or {})
+        base.setdefault("executionId", ids() if ids is not None else uuid.uuid4().hex)
+        ref = machine_ref or find_machine_ref(machine)
+        if ref is not None:
+            base.setdefault("machineRef", ref)
+        return base
+
     log = await _load_log(store, thread_id, events)
     bridged = False
     if log and snapshot is not None:
-        segment = _bridge_or_check(machine, log, snapshot, log_id or thread_id, now)
+        segment = _bridge_or_check(machine, log, snapshot, log_id or thread_id, now, segment_metadata)
         bridged = segment is not log
         if bridged and store is not None:
             raise AgentError(
@@ -426,11 +438,7 @@ async def run_agent(
         run.snapshot, _, run.ledger, _ = fold_ledger(machine, log)
         run.journal.accept(log[0])
     else:
-        base_meta = dict(metadata or {})
-        base_meta.setdefault("executionId", ids() if ids is not None else uuid.uuid4().hex)
-        ref = machine_ref or find_machine_ref(machine)
-        if ref is not None:
-            base_meta.setdefault("machineRef", ref)
+        base_meta = segment_metadata()
         run.ledger = EffectLedger(machine)
         init: dict[str, Any] | None
         if snapshot is not None:
@@ -487,8 +495,15 @@ def _verify(machine: Any, log: Sequence[Mapping[str, Any]]) -> None:
 
 
 def _bridge_or_check(
-    machine: Any, log: list[dict[str, Any]], snapshot: Any, log_id: str | None, now: Any
+    machine: Any,
+    log: list[dict[str, Any]],
+    snapshot: Any,
+    log_id: str | None,
+    now: Any,
+    segment_metadata: Callable[[], dict[str, Any]],
 ) -> list[dict[str, Any]]:
+    """Same version: check the snapshot as a cache of the log (the log is then folded). Another
+    version: the version bridge, a new segment whose init entry carries the migrated snapshot."""
     from ..log.snapshot_cache import resume_state
     from ..log.version_bridge import bridge_version, segment_version
 
@@ -499,7 +514,7 @@ def _bridge_or_check(
         # The log is folded regardless, because only the log knows what is still owed.
         resume_state(machine, log, persisted, log_id)
         return log
-    kwargs: dict[str, Any] = {"log_id": log_id}
+    kwargs: dict[str, Any] = {"log_id": log_id, "metadata": segment_metadata()}
     if now is not None:
         kwargs["now"] = now
     return bridge_version(machine, log, persisted, **kwargs)

@@ -254,3 +254,85 @@ timer_machine = setup_agent().create_machine(
         },
     }
 )
+
+# -- version 2 of the approval machine: `note` became `notes` (a list) -------------------------
+
+
+def _migrate(snapshot: dict[str, Any], from_version: Any) -> dict[str, Any]:
+    if from_version != "1":
+        return snapshot
+    context = dict(snapshot["context"])
+    note = context.pop("note", None)
+    context["notes"] = [] if note is None else [note]
+    return {**snapshot, "context": context}
+
+
+approval_machine_v2 = setup_agent(
+    actors={"draft": create_text_logic(prompt=lambda context, event: f"Reply to {context['q']}", mode="stream")},
+).create_machine(
+    {
+        "id": "approval",
+        "version": "2",
+        "migrate": _migrate,
+        "context": lambda input: {"q": (input or {}).get("q", "?"), "text": None, "notes": []},
+        "initial": "drafting",
+        "states": {
+            "drafting": {
+                "invoke": {
+                    "src": "draft",
+                    "id": "draft",
+                    "onDone": {"target": "review", "actions": assign({"text": lambda c, e, p: e["output"]["text"]})},
+                    "onError": "failed",
+                }
+            },
+            "review": {
+                "on": {
+                    "APPROVE": {"target": "approved",
+                                "actions": assign({"notes": lambda c, e, p: [*c["notes"], e.get("note")]})},
+                    "REJECT": "drafting",
+                }
+            },
+            "approved": {"type": "final"},
+            "failed": {"type": "final"},
+        },
+        "output": lambda context, event, params: {"text": context["text"], "notes": context["notes"]},
+    }
+)
+
+
+async def _unjsonable(input: Any) -> Any:
+    return {"when": object()}
+
+
+odd_task_machine = setup_agent(actors={"odd": from_promise(_unjsonable)}).create_machine(
+    {
+        "id": "odd",
+        "initial": "running",
+        "states": {
+            "running": {"invoke": {"src": "odd", "id": "odd", "onDone": "ok", "onError": "failed"}},
+            "ok": {"type": "final"},
+            "failed": {"type": "final"},
+        },
+    }
+)
+
+
+async def _slow(input: Any) -> str:
+    await asyncio.sleep(0.05)
+    return "slow"
+
+
+race_machine = setup_agent(actors={"slow": from_promise(_slow)}).create_machine(
+    {
+        "id": "race",
+        "initial": "waiting",
+        "states": {
+            "waiting": {
+                "invoke": {"src": "slow", "id": "slow", "onDone": "finished"},
+                "after": {5: "timedOut"},
+            },
+            "finished": {"type": "final"},
+            "timedOut": {"type": "final"},
+        },
+    }
+)
