@@ -165,7 +165,8 @@ def main() -> None:
     figures: dict[str, Any] = {"entries": args.entries}
 
     seconds, entries = timed(lambda: build_log(machine, args.entries))
-    print(f"recorded {len(entries):,} entries in {seconds:.1f} s ({len(entries) / seconds:,.0f}/s: live fold + hash + entry)")
+    rate = len(entries) / seconds
+    print(f"recorded {len(entries):,} entries in {seconds:.1f} s ({rate:,.0f}/s: live fold + hash + entry)")
     print(f"process RSS after recording: {rss_mb():,.0f} MB")
 
     seconds, result = timed(lambda: replay(machine, entries, verify=True))
@@ -196,7 +197,7 @@ def main() -> None:
     indices = [rng.randrange(len(entries)) for _ in range(args.jumps)]
     jumps = []
     for index in indices:
-        seconds, _ = timed(lambda: timeline.state_at(index))
+        seconds, _ = timed(lambda index=index: timeline.state_at(index))
         jumps.append(seconds * 1000)
     figures["jump_median_ms"] = statistics.median(jumps)
     figures["jump_p95_ms"] = percentile(jumps, 0.95)
@@ -204,13 +205,13 @@ def main() -> None:
           f"p95 {figures['jump_p95_ms']:.2f} ms, max {max(jumps):.2f} ms")
     cold = []
     for index in indices[: min(100, len(indices))]:
-        seconds, persisted = timed(lambda: timeline.persisted_at(index))
+        seconds, _ = timed(lambda index=index: timeline.persisted_at(index))
         cold.append(seconds * 1000)
     print(f"persisted_at at random indices (a jump + get_persisted_snapshot): median {statistics.median(cold):.2f} ms")
 
     naive = []
     for index in indices[: args.naive]:
-        seconds, folded = timed(lambda: replay(machine, entries[: index + 1], verify=False))
+        seconds, folded = timed(lambda index=index: replay(machine, entries[: index + 1], verify=False))
         assert folded.persisted_snapshot == timeline.persisted_at(index)
         naive.append(seconds * 1000)
     figures["naive_median_ms"] = statistics.median(naive)

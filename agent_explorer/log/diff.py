@@ -197,6 +197,7 @@ def compare_machines(
     each other, not with the record (that is `verify_log`). Pure.
     """
     # Local import: replay imports the engine; diff_snapshots stays importable on its own.
+    from ..engine import transition
     from .replay import (
         check_entry_machine,
         is_usage_event,
@@ -205,7 +206,6 @@ def compare_machines(
         seed,
         trace_transition,
     )
-    from ..engine import transition
 
     iterator = iter(entries)
     first = next(iterator, None)

@@ -15,16 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from ..engine import transition
 from ..errors import AgentReplayDivergenceError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .hashing import state_hash
-from ..engine import transition
 from .replay import check_entry_machine, require_init_entry, seed
-
-if TYPE_CHECKING:
-    import pandas
 
 __all__ = ["Divergence", "DivergenceKind", "VerificationReport", "verify_log"]
 
@@ -130,9 +127,9 @@ class VerificationReport:
         if self.divergences:
             raise self.divergences[0].to_error()
 
-    def to_pandas(self) -> pandas.DataFrame:
-        """One row per divergence (index, event_id, event_type, kind, hashes, message)."""
-        import pandas as pd  # lazy: the log layer must stay importable without pandas
+    def to_pandas(self) -> Any:
+        """A `pandas.DataFrame`, one row per divergence (index, event_id, event_type, kind, hashes, message)."""
+        import pandas as pd  # type: ignore[import-untyped]  # lazy: the log layer must not need pandas
 
         columns = ["index", "event_id", "event_type", "kind", "expected_hash", "actual_hash", "message"]
         return pd.DataFrame([divergence.to_dict() for divergence in self.divergences], columns=columns)

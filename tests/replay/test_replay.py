@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib
 from typing import Any
 
 import pytest
@@ -13,13 +14,13 @@ from agent_explorer.errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-import importlib
-
-replay_module = importlib.import_module("agent_explorer.log.replay")
 from agent_explorer.log.hashing import state_hash
 from agent_explorer.log.replay import replay
 
 from .machines import APPROVE, agent_machine, ask, drafted, live_states, looked_up, record, usage
+
+# The package exports the function `replay`, which shadows the module of the same name.
+replay_module = importlib.import_module("agent_explorer.log.replay")
 
 
 def test_replay_equals_the_live_fold_and_checks_every_hash(machine: Any, log: list[dict[str, Any]]) -> None:

@@ -114,7 +114,8 @@ def test_trace_at_names_the_transition_taken(machine: Any, long_log: list[dict[s
     assert any("acting" in state for step in trace for state in step["entered"])
     assert timeline.trace_at(2) == []  # a usage entry transitions nothing
     initial = timeline.trace_at(0)  # entering the initial configuration
-    assert [s for step in initial for s in step["entered"]] == [machine.definition["id"], machine.definition["states"]["idle"]["id"]]
+    root, idle = machine.definition["id"], machine.definition["states"]["idle"]["id"]
+    assert [s for step in initial for s in step["entered"]] == [root, idle]
 
 
 def test_append_grows_a_branch(machine: Any) -> None:
