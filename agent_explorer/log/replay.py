@@ -320,6 +320,10 @@ def replay(
     nothing. A mismatch raises `AgentReplayDivergenceError(kind="state")` with both hashes.
     `entries` may be any iterable (a list, or `iter_log(path)` to stream a file in constant
     memory); `.effects` then sees no history, so pass a list when effects matter.
+
+    `.effects` (owed at the frontier) is derived lazily by the runtime layer's `get_agent_effects`
+    through `register_effects_provider` (or `agent_explorer.steps` when importable); it is `[]`
+    while no runtime is installed. The fold itself never computes effects.
     """
     mode = _check_verify_mode(verify)
     strict = mode == "strict"
@@ -332,7 +336,7 @@ def replay(
     checked = 0
     if mode:
         verification = first.get("verification")
-        if verification is not None:
+        if isinstance(verification, Mapping) and verification.get("stateHash") is not None:
             persisted = get_persisted(snapshot)
             current_hash = state_hash(persisted)
             checked += 1
