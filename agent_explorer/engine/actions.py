@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..errors import MachineConfigError
+from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED, callable_name, describe_value
 
 if TYPE_CHECKING:
@@ -156,8 +156,9 @@ class Raise(BuiltinAction):
 
     def resolve(self, scope: Scope, work: Work, context: Any, event: dict[str, Any], params: Any) -> tuple[Any, None]:
         if isinstance(self.event, str):
-            raise TypeError(
-                f'Only event objects may be used with raise; use raise_({{"type": "{self.event}"}}) instead'
+            raise AgentError(
+                f'Only event objects may be used with raise; use raise_({{"type": "{self.event}"}}) instead',
+                code="invalid-action",
             )
         resolved_event = _value(self.event, context, event, params)
         delay = _resolve_delay(scope, self.delay, context, event, params)
@@ -182,14 +183,15 @@ class SendTo(BuiltinAction):
 
     def resolve(self, scope: Scope, work: Work, context: Any, event: dict[str, Any], params: Any) -> tuple[Any, None]:
         if isinstance(self.event, str):
-            raise TypeError(
-                f'Only event objects may be used with send_to; use send_to(to, {{"type": "{self.event}"}}) instead'
+            raise AgentError(
+                f'Only event objects may be used with send_to; use send_to(to, {{"type": "{self.event}"}}) instead',
+                code="invalid-action",
             )
         resolved_event = _value(self.event, context, event, params)
         delay = _resolve_delay(scope, self.delay, context, event, params)
         target = _value(self.to, context, event, params)
         if not isinstance(target, str):
-            raise TypeError(f"send_to target must be an actor id string, got {target!r}")
+            raise AgentError(f"send_to target must be an actor id string, got {target!r}", code="invalid-action")
         if target == "#_parent":
             found = False  # the pure API's throwaway actor has no parent
         elif target == "#_internal":
@@ -199,7 +201,12 @@ class SendTo(BuiltinAction):
         else:
             found = target in scope.deferred_actor_ids or target in work.children
         if not found:
-            raise RuntimeError(f"Unable to send event to actor '{target}' from machine '{scope.machine.id}'.")
+            raise AgentError(
+                f"Unable to send event to actor '{target}' from machine '{scope.machine.id}': no child "
+                f"with that id is active (send_to only reaches children in snapshot.children).",
+                code="unknown-actor",
+                actor_id=target,
+            )
         return _defined(to=target, targetId=target, event=resolved_event, id=self.id, delay=delay), None
 
     def describe(self) -> dict[str, Any]:

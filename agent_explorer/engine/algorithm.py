@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Iterable
 
+from ..errors import AgentError
 from ._util import UNDEFINED
 from .actions import BuiltinAction, ExecutableAction, StopChild
 from .guards import evaluate_guard
@@ -668,7 +669,7 @@ def macrostep(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Snapsh
     """Process one external event, then eventless transitions and raised events to a fixed point."""
     event_type = event["type"]
     if event_type == "*":
-        raise ValueError("An event cannot have the wildcard type ('*')")
+        raise AgentError("An event cannot have the wildcard type ('*')", code="invalid-event")
     machine = scope.machine
     if event_type == XSTATE_STOP:
         work = _stop_children(scope, snapshot, event)
@@ -692,9 +693,10 @@ def macrostep(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Snapsh
     while snapshot._status == "active":
         iterations += 1
         if iterations > max_iterations:
-            raise RuntimeError(
-                f"Infinite loop detected: the machine has processed more than {max_iterations} microsteps "
-                f"without reaching a stable state."
+            raise AgentError(
+                f"Infinite loop detected: machine '{machine.id}' has processed more than {max_iterations} "
+                f"microsteps without reaching a stable state (a cycle of eventless transitions or raised events).",
+                code="infinite-loop",
             )
         enabled = select_eventless_transitions(snapshot, next_event) if select_eventless else []
         previous = snapshot if enabled else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import AgentError
 from ._util import callable_name, describe_value
 
 __all__ = ["BuiltinGuard", "and_", "or_", "not_", "state_in", "evaluate_guard", "guard_names", "describe_guard"]
@@ -127,7 +128,10 @@ def evaluate_guard(guard: Any, context: Any, event: dict[str, Any], snapshot: An
             params = params(context, event)
     resolved = snapshot.machine.implementations.guards.get(name)
     if resolved is None:
-        raise KeyError(f"Guard '{name}' is not implemented.")
+        raise AgentError(
+            f"Guard '{name}' is not implemented in machine '{snapshot.machine.id}'. Add it to setup(guards=...).",
+            code="guard-not-implemented",
+        )
     if isinstance(resolved, BuiltinGuard):
         return resolved.check(snapshot, context, event)
     if not callable(resolved):

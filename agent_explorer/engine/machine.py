@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from ..errors import MachineConfigError
+from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED
 from .actions import BuiltinAction, EnqueueActions
 from .actors import ChildRef
@@ -214,8 +214,10 @@ class Machine:
         try:
             listed = get_state_nodes(self.root, value)
         except ValueError as exc:
-            raise MachineConfigError(
-                f"Persisted value {value!r} does not fit machine '{self.id}': {exc}", path=f"#{self.id}"
+            raise AgentError(
+                f"Persisted snapshot value {value!r} does not fit machine '{self.id}': {exc}. Was it "
+                f"persisted by another machine or version?",
+                code="invalid-snapshot",
             ) from None
         nodes = tuple(get_all_state_nodes(dict.fromkeys(listed)))
         history: dict[str, tuple[StateNode, ...]] = {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import AgentError
 from ._util import UNDEFINED
 from .actions import ExecutableAction
 from .algorithm import Microstep, Scope, initial_step, macrostep
@@ -19,7 +20,7 @@ __all__ = ["initial_transition", "transition", "transition_with_trace", "get_mic
 
 def _check_event(event: Any) -> dict[str, Any]:
     if not isinstance(event, dict) or not isinstance(event.get("type"), str):
-        raise TypeError(f'An event must be a dict with a string "type", got {event!r}')
+        raise AgentError(f'An event must be a dict with a string "type", got {event!r}', code="invalid-event")
     return event
 
 

@@ -30,6 +30,7 @@ from agent_explorer.engine import (
     stop_child,
     transition,
 )
+from agent_explorer.errors import AgentError
 
 
 async def _task(input: Any = None) -> Any:
@@ -359,8 +360,9 @@ def test_builtin_action_kinds_and_params() -> None:
 def test_send_to_a_missing_child_raises_like_xstate() -> None:
     m = create_machine({"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"actions": send_to("ghost", {"type": "X"})}}}}})
     s, _ = initial_transition(m)
-    with pytest.raises(RuntimeError, match="Unable to send event to actor 'ghost'"):
+    with pytest.raises(AgentError, match="Unable to send event to actor 'ghost'") as info:
         transition(m, s, {"type": "E"})
+    assert info.value.code == "unknown-actor"
 
 
 def test_enqueue_actions_chooses_at_run_time() -> None:
@@ -505,3 +507,21 @@ def test_context_from_input_tags_can_matches() -> None:
     s0, _ = initial_transition(m)
     assert not s0.can({"type": "GO"})  # guard evaluated
     assert s.matches("a") and not s.matches("b")
+
+
+def test_engine_errors_carry_stable_codes() -> None:
+    m = create_machine({"id": "m", "initial": "a", "states": {"a": {"on": {"PING": {"actions": raise_({"type": "PING"})}}}}})
+    s, _ = initial_transition(m)
+    for bad in ({"type": "*"}, {"kind": "x"}, "PING"):
+        with pytest.raises(AgentError) as info:
+            transition(m, s, bad)  # type: ignore[arg-type]
+        assert info.value.code == "invalid-event"
+    looping = create_machine({"id": "m", "initial": "a", "options": {"maxIterations": 50},
+                              "states": {"a": {"on": {"PING": {"actions": raise_({"type": "PING"})}}}}})
+    s, _ = initial_transition(looping)
+    with pytest.raises(AgentError) as info:
+        transition(looping, s, {"type": "PING"})
+    assert info.value.code == "infinite-loop" and "'m'" in info.value.message
+    with pytest.raises(AgentError) as info:
+        m.restore_snapshot({"status": "active", "value": "zzz", "context": {}, "children": {}, "historyValue": {}})
+    assert info.value.code == "invalid-snapshot"
