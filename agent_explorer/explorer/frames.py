@@ -135,7 +135,8 @@ def value_text(value: Any) -> str:
 
 
 def _numeric(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    kind = type(value)
+    return kind is int or kind is float or (isinstance(value, (int, float)) and kind is not bool)
 
 
 class UsageIndex:
@@ -151,14 +152,20 @@ class UsageIndex:
         self._first: dict[str, int] = {}  # key -> ordinal of the first record carrying it
         self._models: dict[str, tuple[list[int], dict[str, list[float | int]]]] = {}
         for i, entry in enumerate(entries):
+            # Fast path for the common shape (plain dicts); anything odd goes through `add`'s checks.
+            try:
+                if entry["event"]["type"] != USAGE_TYPE:
+                    continue
+            except (KeyError, TypeError):
+                continue
             self.add(i, entry)
 
     def add(self, index: int, entry: Mapping[str, Any]) -> None:
-        event = entry.get("event") if isinstance(entry, Mapping) else None
-        if not isinstance(event, Mapping) or event.get("type") != USAGE_TYPE:
+        event = entry.get("event") if isinstance(entry, (dict, Mapping)) else None
+        if not isinstance(event, (dict, Mapping)) or event.get("type") != USAGE_TYPE:
             return
         usage = event.get("usage")
-        usage = usage if isinstance(usage, Mapping) else {}
+        usage = usage if isinstance(usage, (dict, Mapping)) else {}
         ordinal = len(self.positions)
         self.positions.append(index)
         self._push(self._sums, self._first, ordinal, usage)
@@ -178,9 +185,9 @@ class UsageIndex:
                 if first is not None:
                     first[key] = ordinal
         for key, column in sums.items():
-            value = usage.get(key)
-            add = value if _numeric(value) else 0
-            column.append((column[-1] if column else 0) + add)
+            value = usage.get(key, 0)
+            previous = column[-1] if column else 0
+            column.append(previous + value if _numeric(value) else previous)
 
     def totals_at(self, index: int) -> dict[str, Any]:
         """Cumulative totals over entries [0, index] (empty dict before the first usage record)."""

@@ -25,6 +25,14 @@ def _event_of(entry: Mapping[str, Any]) -> Mapping[str, Any]:
     return event if isinstance(event, Mapping) else {}
 
 
+def _type_of(entry: Mapping[str, Any]) -> str:
+    try:
+        kind = entry["event"]["type"]
+    except (KeyError, TypeError):
+        kind = _event_of(entry).get("type")
+    return kind if type(kind) is str else str(kind)
+
+
 def _summary(event: Mapping[str, Any]) -> str:
     """The payload without its type, one line, capped: enough to tell rows apart at a glance."""
     rest = {k: v for k, v in event.items() if k != "type"}
@@ -50,8 +58,7 @@ class EventTable:
         return [[t, c] for t, c in self._types.most_common()]
 
     def _count_types(self) -> None:
-        for entry in self.entries[self._typed_upto :]:
-            self._types[str(_event_of(entry).get("type"))] += 1
+        self._types.update(map(_type_of, self.entries[self._typed_upto :]))
         self._typed_upto = len(self.entries)
 
     def matches(self, type_filter: str | None = None, text: str | None = None) -> list[int] | None:
