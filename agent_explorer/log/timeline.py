@@ -293,6 +293,40 @@ class Timeline:
             return self.state_at(position)
 
 
+    def fork(self, up_to_index: int) -> Timeline:
+        """A Timeline of the prefix `[0, up_to_index)` that shares this one's checkpoints.
+
+        Same cut as `fork_event_log` (the init entry stays); the branch then grows with
+        `append`. No entry is refolded: the checkpoints below the cut and the state at the cut
+        are taken over.
+        """
+        with self._lock:
+            if isinstance(up_to_index, bool) or not isinstance(up_to_index, int) or not (
+                1 <= up_to_index <= len(self._entries)
+            ):
+                raise AgentError(
+                    f"fork needs 1 <= up_to_index <= {len(self._entries)} (the init entry stays), "
+                    f"got {up_to_index!r}.",
+                    code="invalid-fork-index",
+                )
+            last = up_to_index - 1
+            frontier = min(self._frontier, last)
+            branch = object.__new__(Timeline)
+            branch._machine = self._machine
+            branch._entries = list(self._entries[:up_to_index])
+            branch._check_version = self._check_version
+            branch._every = self._every
+            branch._cache_size = self._cache_size
+            branch._lock = threading.RLock()
+            branch._cache = OrderedDict()
+            branch._hashes = OrderedDict()
+            branch._last = -1
+            branch._checkpoints = self._checkpoints[: frontier // self._every + 1]
+            branch._frontier = frontier
+            branch._frontier_snapshot = self.state_at(frontier)
+            branch._remember(frontier, branch._frontier_snapshot)
+            return branch
+
 def _initial_trace(machine: Any, snapshot: Any, event: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The init entry's microsteps: entering the initial configuration (from input), or none (a
     restored snapshot enters nothing: it already is its configuration)."""

@@ -152,3 +152,20 @@ def test_indices_are_checked(machine: Any, long_log: list[dict[str, Any]]) -> No
     with pytest.raises(TypeError):
         timeline.state_at(1.5)  # type: ignore[arg-type]
     assert timeline.entry(-1) is timeline.entries[-1]
+
+
+def test_fork_shares_checkpoints_and_grows_apart(machine: Any, long_log: list[dict[str, Any]]) -> None:
+    counting = CountingMachine(machine)
+    timeline = Timeline(counting, long_log, checkpoint_every=10)
+    branch = timeline.fork(45)
+    assert len(branch) == 45 and len(timeline) == len(long_log)
+    assert branch.checkpoint_count == 5
+    restores = counting.restores
+    assert branch.persisted_at(44) == timeline.persisted_at(44)
+    assert counting.restores == restores  # the state at the cut was handed over
+    entry = create_replay_entry(machine, {"type": "CANCEL"}, 45)
+    branch.append(entry)
+    assert branch.persisted_at(45) == replay(machine, [*long_log[:45], entry]).persisted_snapshot
+    assert timeline.entry(45) == long_log[45]
+    with pytest.raises(AgentError):
+        timeline.fork(0)
