@@ -10,7 +10,7 @@ Pure: nothing here executes an effect, awaits, reads a clock, or writes a log.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -418,26 +418,77 @@ class EffectLedger:
         return [self._refresh_plan(e) if e.kind == "plan" else e for e in out]
 
 
+class _Fold:
+    """A fold in progress over one journal: extendable as the journal grows."""
+
+    __slots__ = ("machine", "source", "length", "items", "snapshot", "actions", "ledger", "effects")
+
+    def __init__(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> None:
+        from ..log.replay import seed
+
+        first = source[0]
+        init_entry = first if is_entry(first) else {"event": first}
+        self.machine = machine
+        self.source = source
+        self.snapshot, actions = seed(machine, init_entry, check_version=False)
+        self.actions = list(actions)
+        self.ledger = EffectLedger(machine)
+        self.effects = self.ledger.start(first, self.snapshot, actions)
+        self.length = 1
+        self.items: list[Mapping[str, Any]] = [first]
+
+    def extend(self) -> None:
+        from ..engine import transition
+
+        ledger = self.ledger
+        ledger.snapshot = self.snapshot  # get_agent_effects may have pointed it elsewhere
+        snapshot = self.snapshot
+        for item in self.source[self.length :]:
+            event = event_of(item)
+            if event.get("type") in (USAGE_TYPE, INIT_TYPE):
+                ledger.apply(item, snapshot, [])
+            else:
+                snapshot, actions = transition(self.machine, snapshot, dict(event))
+                self.actions = list(actions)
+                self.effects = ledger.apply(item, snapshot, actions)
+            self.items.append(item)
+        self.snapshot = snapshot
+        self.length = len(self.source)
+
+    def continues(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> bool:
+        """Is `source` this fold's journal, only grown? Every folded item must be the very same
+        object (pointer comparisons: cheap next to a transition), so an edit in place refolds."""
+        if self.machine is not machine or self.source is not source or len(source) < self.length:
+            return False
+        return all(a is b for a, b in zip(self.items, source))
+
+
+# A host loop calls get_agent_effects once per step with the same, growing journal list; folding
+# only the new tail keeps that loop linear instead of quadratic. Keyed by the list's identity (the
+# list is held, so its id cannot be reused while cached) and checked by item identity.
+_FOLDS: OrderedDict[int, _Fold] = OrderedDict()
+_FOLDS_MAX = 8
+
+
+def _fold(machine: Any, history: Sequence[Mapping[str, Any]], *, reuse: bool) -> _Fold:
+    cached = _FOLDS.get(id(history)) if reuse else None
+    if cached is not None and cached.continues(machine, history):
+        _FOLDS.move_to_end(id(history))
+    else:
+        cached = _Fold(machine, history)
+    cached.extend()
+    if reuse:
+        _FOLDS[id(history)] = cached
+        while len(_FOLDS) > _FOLDS_MAX:
+            _FOLDS.popitem(last=False)
+    return cached
+
+
 def fold_ledger(machine: Any, history: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:
     """Fold a whole journal (starting with its init item) into (snapshot, last actions, ledger,
     effects of the last transition). Pure: the engine's transitions only."""
-    from ..engine import transition
-    from ..log.replay import seed
-
-    first = history[0]
-    init_entry = first if is_entry(first) else {"event": first}
-    snapshot, actions = seed(machine, init_entry, check_version=False)
-    ledger = EffectLedger(machine)
-    last = ledger.start(first, snapshot, actions)
-    for item in history[1:]:
-        event = event_of(item)
-        event_type = event.get("type")
-        if event_type in (USAGE_TYPE, INIT_TYPE):
-            ledger.apply(item, snapshot, [])
-            continue
-        snapshot, actions = transition(machine, snapshot, dict(event))
-        last = ledger.apply(item, snapshot, actions)
-    return snapshot, list(actions), ledger, last
+    fold = _fold(machine, list(history), reuse=False)
+    return fold.snapshot, fold.actions, fold.ledger, fold.effects
 
 
 def _is_full_log(history: Sequence[Mapping[str, Any]] | None) -> bool:
@@ -459,12 +510,14 @@ def get_agent_effects(
     the snapshot with no completion in `history` is taken as owed. Pass entries rather than bare
     events when decisions repeat: a decision's occurrence is counted from `causationId`.
     """
-    history = list(history or [])
+    source = history if isinstance(history, list) else list(history or [])
+    history = source
     if snapshot is None or getattr(snapshot, "status", "active") != "active":
         counts = JournalCounts.of(history)
         return [e for e in lower_actions(machine, snapshot, actions, counts) if e.kind == "execute"] if snapshot is not None else []
+    ledger: EffectLedger | None
     if _is_full_log(history):
-        _, _, ledger, _ = fold_ledger(machine, history)
+        ledger = _fold(machine, source, reuse=True).ledger
         counts = ledger.counts
         last_event = ledger.last_event
     else:

@@ -125,3 +125,20 @@ def test_errors_are_normalised() -> None:
 from datetime import UTC, datetime  # noqa: E402
 
 _T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def test_the_incremental_fold_never_serves_a_stale_journal() -> None:
+    # A host loop reuses one growing list; editing it in place must refold, not reuse.
+    entries: list[dict] = [init_entry(retry_machine, id="e0", now=lambda: _T0)]
+    snapshot, actions = initial_transition(retry_machine)
+    assert [e.request_id for e in get_agent_effects(retry_machine, snapshot, actions, history=entries)] == ["job#1"]
+    for index in (1, 2):
+        failed = to_error_event("job", RuntimeError(f"down {index}"))
+        snapshot, actions = transition(retry_machine, snapshot, failed)
+        entries.append(create_replay_entry(retry_machine, failed, index, snapshot_after=snapshot, id=f"e{index}", now=lambda: _T0))
+    assert [e.request_id for e in get_agent_effects(retry_machine, snapshot, actions, history=entries)] == ["job#3"]
+    # Swap the middle entry for a non-completion (same length, same first and last objects).
+    entries[1] = create_replay_entry(retry_machine, {"type": "UNRELATED"}, 1, id="e1b", now=lambda: _T0)
+    fresh = get_agent_effects(retry_machine, snapshot, [], history=list(entries))
+    reused = get_agent_effects(retry_machine, snapshot, [], history=entries)
+    assert [e.request_id for e in reused] == [e.request_id for e in fresh] == ["job#2"]
