@@ -8,6 +8,7 @@ not verify, 2 bad input or environment.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from collections.abc import Sequence
 
@@ -71,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # Driver retries log warnings per attempt; the CLI reports the outcome once, on one line.
+    driver_log = logging.getLogger("psycopg")
+    driver_log.addHandler(logging.NullHandler())
+    driver_log.propagate = False
     try:
         return int(args.run(args) or 0)
     except AgentError as error:

@@ -7,6 +7,7 @@ anything else is a file path. This module only resolves and moves entries; it ne
 from __future__ import annotations
 
 import asyncio
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,10 +49,26 @@ def run_sync(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-async def _with_store(url: str, fn: Any) -> Any:
+def _require_existing_sqlite_file(url: str) -> None:
+    """Reading must not create an empty database where the user mistyped a path."""
+    from urllib.parse import unquote, urlsplit
+
+    if url.lower().startswith("sqlite:"):
+        path = Path(unquote(urlsplit(url).path[1:]))
+        if str(path) and not path.exists():
+            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
+
+
+async def _with_store(url: str, fn: Any, *, must_exist: bool = True) -> Any:
     from ..stores.urls import open_store
 
-    store = open_store(url)
+    if must_exist:
+        _require_existing_sqlite_file(url)
+    options: dict[str, Any] = {}
+    if url.lower().startswith(("postgresql:", "postgres:")):
+        # A CLI should say "unreachable" in seconds, not after the pool's 30 s default.
+        options["timeout"] = float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10"))
+    store = open_store(url, **options)
     try:
         return await fn(store)
     finally:
@@ -105,7 +122,7 @@ def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
         return int(await store.append(thread_id=dest.thread_id, expected_index=0, entries=entries))
 
     assert dest.store_url is not None
-    return run_sync(_with_store(dest.store_url, write))
+    return run_sync(_with_store(dest.store_url, write, must_exist=False))
 
 
 def list_threads(url: str, limit: int, offset: int) -> list[Any]:
