@@ -41,6 +41,7 @@ __all__ = [
     "ReplayResult",
     "VerifyMode",
     "check_entry_machine",
+    "find_effects_provider",
     "is_usage_event",
     "register_effects_provider",
     "replay",
@@ -69,7 +70,8 @@ def register_effects_provider(provider: EffectsProvider | None) -> None:
     _effects_provider = provider
 
 
-def _find_effects_provider() -> EffectsProvider | None:
+def find_effects_provider() -> EffectsProvider | None:
+    """The registered provider, else `get_agent_effects` of an importable runtime, else None."""
     if _effects_provider is not None:
         return _effects_provider
     for name in _EFFECTS_MODULES:
@@ -137,7 +139,7 @@ class ReplayResult:
     @property
     def effects(self) -> list[Any]:
         if self._effects is None:
-            provider = _find_effects_provider()
+            provider = find_effects_provider()
             entries = self._entries if self._entries is not None else []
             self._effects = [] if provider is None else provider(self.machine, self.snapshot, self.actions, entries)
         return self._effects

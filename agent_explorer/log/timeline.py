@@ -24,7 +24,14 @@ from ..engine import transition
 from ..errors import AgentError, AgentLogFormatError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .hashing import state_hash
-from .replay import check_entry_machine, reject_late_init, require_init_entry, seed, trace_transition
+from .replay import (
+    check_entry_machine,
+    find_effects_provider,
+    reject_late_init,
+    require_init_entry,
+    seed,
+    trace_transition,
+)
 from .verification import Divergence
 
 __all__ = ["Timeline", "default_checkpoint_interval"]
@@ -263,6 +270,27 @@ class Timeline:
         if event["type"] == USAGE_EVENT_TYPE:
             return []
         return trace_transition(self._machine, self.state_at(index - 1), event)
+
+    def effects_at(self, index: int) -> list[Any]:
+        """What is owed after entry `index` (the runtime's `get_agent_effects`; [] without runtime).
+
+        Effects derive from the state and the actions of the transition that made it, so the
+        last entry at or before `index` that transitioned is re-folded once (purely) for its
+        actions; the history given to the provider is the log up to `index`.
+        """
+        index = self._normalize(index)
+        provider = find_effects_provider()
+        if provider is None:
+            return []
+        entries = self._entries
+        cause = index
+        while cause > 0 and entries[cause]["event"]["type"] == USAGE_EVENT_TYPE:
+            cause -= 1
+        if cause == 0:
+            _, actions = seed(self._machine, entries[0], check_version=False)
+        else:
+            _, actions = transition(self._machine, self.state_at(cause - 1), entries[cause]["event"])
+        return provider(self._machine, self.state_at(index), actions, entries[: index + 1])
 
     # -- branches -----------------------------------------------------------------------------
 

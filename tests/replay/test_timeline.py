@@ -169,3 +169,28 @@ def test_fork_shares_checkpoints_and_grows_apart(machine: Any, long_log: list[di
     assert timeline.entry(45) == long_log[45]
     with pytest.raises(AgentError):
         timeline.fork(0)
+
+
+def test_effects_at_uses_the_provider_with_the_causing_actions(machine: Any) -> None:
+    import importlib
+
+    replay_module = importlib.import_module("agent_explorer.log.replay")
+    seen: list[tuple[Any, list[str], int]] = []
+
+    def provider(m: Any, snapshot: Any, actions: Any, entries: Any) -> list[Any]:
+        seen.append((snapshot.value, [a.type for a in actions], len(entries)))
+        return [{"type": f"owed-{child}"} for child in sorted(snapshot.children)]
+
+    log = record(machine, [ask("q"), {"type": "@agent.usage", "requestId": "r", "model": "m",
+                                      "usage": {"totalTokens": 1}}, drafted("d")])
+    timeline = Timeline(machine, log)
+    previous = replay_module._effects_provider
+    replay_module.register_effects_provider(provider)
+    try:
+        # After the usage entry (2), the owed request is still the draft spawned by the ASK (1).
+        assert timeline.effects_at(2) == [{"type": "owed-draft"}]
+        ((value, action_types, history),) = seen
+        assert value == "thinking" and "xstate.spawnChild" in action_types and history == 3
+        assert timeline.effects_at(3) == []
+    finally:
+        replay_module.register_effects_provider(previous)
