@@ -34,6 +34,9 @@ USAGE_TYPE = "@agent.usage"
 EVENT_TEXT_CAP = 4_000
 CONTEXT_BYTES_CAP = 256_000
 CHANGED_PATHS_CAP = 200
+# Owed effects are derived from the journal so far (get_agent_effects folds the prefix: ~25 ms per 1,000
+# entries), so they are drawn automatically only this early in a run, and on request (a button) beyond.
+EFFECTS_AUTO_LIMIT = 400
 
 
 @runtime_checkable
@@ -55,7 +58,13 @@ class ReplaySource(Protocol):
     def trace_at(self, index: int) -> list[dict[str, Any]]: ...
 
 
-_API_HOMES = ("agent_explorer", "agent_explorer.log", "agent_explorer.engine", "agent_explorer.runtime")
+_API_HOMES = (
+    "agent_explorer",
+    "agent_explorer.log",
+    "agent_explorer.engine",
+    "agent_explorer.runtime",
+    "agent_explorer.steps",
+)
 # Where the names are defined, tried only when no package re-exports them yet (the layers land separately).
 _DEFINING_MODULES = (
     "agent_explorer.log.timeline",
@@ -278,6 +287,19 @@ class VerificationSummary:
         }
 
 
+def _effect_json(effect: Any) -> dict[str, Any]:
+    kind = getattr(effect, "kind", None)
+    detail = None
+    if getattr(effect, "delay", None) is not None:
+        detail = f"after {effect.delay} ms: {(getattr(effect, 'event', None) or {}).get('type')}"
+    return {
+        "kind": kind,
+        "site": getattr(effect, "site", None),
+        "requestId": getattr(effect, "request_id", None),
+        "detail": detail,
+    }
+
+
 def _field(item: Any, name: str) -> Any:
     if isinstance(item, Mapping):
         camel = "".join(p if k == 0 else p.title() for k, p in enumerate(name.split("_")))
@@ -308,7 +330,9 @@ class FrameBuilder:
         entries: Sequence[Mapping[str, Any]],
         definition: Mapping[str, Any],
         usage: UsageIndex,
+        machine: Any = None,
     ) -> None:
+        self.machine = machine if machine is not None else getattr(source, "machine", None)
         self.source = source
         self.entries = entries
         self.definition = definition
@@ -353,15 +377,41 @@ class FrameBuilder:
         for key in ("output", "error"):
             if key in persisted:
                 frame[key] = _jsonable(persisted[key])
-        effects = getattr(self.source, "effects_at", None)
-        if callable(effects):
-            try:
-                frame["effects"] = _jsonable(
-                    [getattr(e, "type", e.get("type") if isinstance(e, Mapping) else str(e)) for e in effects(index)]
-                )
-            except Exception:  # noqa: BLE001 - effects are informative; a failure must not hide the state
-                frame["effects"] = None
+        if index <= EFFECTS_AUTO_LIMIT:
+            frame["effects"] = self.effects(index)
+        else:
+            frame["effects"] = None
+            frame["effectsNote"] = "derived on request past the first entries (folds the journal up to here)"
         return frame
+
+    def effects(self, index: int) -> list[dict[str, Any]] | None:
+        """What the host owes after entry `index` (requests to run, timers to arm), as small dicts.
+
+        The runtime's `get_agent_effects` over the snapshot, the actions of entry `index`'s transition and
+        the journal up to it; None when no runtime is installed. Pure: nothing executes.
+        """
+        try:
+            get_agent_effects = api("get_agent_effects")
+        except AgentError:
+            return None
+        try:
+            machine = self.machine
+            event = self.entries[index]["event"]
+            actions: Any = []
+            if index == 0:
+                if event.get("snapshot") is None:  # a restored snapshot owes only what its children owe
+                    _, actions = api("initial_transition")(machine, input=event.get("input"))
+            elif event.get("type") != USAGE_TYPE:
+                _, actions = api("transition")(machine, self.source.state_at(index - 1), event)
+            owed = get_agent_effects(
+                machine,
+                self.source.state_at(index),
+                list(actions),
+                history=list(self.entries[: index + 1]),
+            )
+        except Exception as error:  # noqa: BLE001 - informative panel; never hide the state for it
+            return [{"kind": "error", "site": None, "requestId": None, "detail": f"{type(error).__name__}: {error}"}]
+        return [_effect_json(e) for e in owed if getattr(e, "kind", None) != "execute"]
 
     def _entry_view(self, entry: Mapping[str, Any]) -> dict[str, Any]:
         event = entry.get("event") if isinstance(entry, Mapping) else None

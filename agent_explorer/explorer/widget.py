@@ -58,7 +58,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     `Explorer(machine, entries)` or `Explorer.from_store(store, thread_id, machine)`; `explorer.index` is
     two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`).
     Message protocol (JS -> Python, `model.send`): `{"kind": "table", offset, limit, type, text}` asks for a
-    page of rows. Everything Python -> JS is a traitlet, so a re-rendered view (or a static export) shows
+    page of rows; `{"kind": "effects"}` derives the effects owed at the current index (costly late in a run). Everything Python -> JS is a traitlet, so a re-rendered view (or a static export) shows
     the same state.
     """
 
@@ -105,7 +105,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self._source: ReplaySource = source if source is not None else open_source(machine, entries, lazy=lazy)
         self._usage = UsageIndex(entries)
         definition = machine.definition
-        self._frames = FrameBuilder(self._source, entries, definition, self._usage)
+        self._frames = FrameBuilder(self._source, entries, definition, self._usage, machine)
         self._table = EventTable(entries)
         self._page_size = page_size
         self._branches: list[Branch] = []
@@ -211,7 +211,12 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if not isinstance(content, Mapping):
             return
-        if content.get("kind") == "table":
+        if content.get("kind") == "effects":
+            frame = dict(self.frame)
+            if frame.get("index") == self.index:
+                frame.update(effects=self._frames.effects(self.index), effectsNote=None)
+                self.frame = frame
+        elif content.get("kind") == "table":
             self.table = self._table.page(
                 int(content.get("offset") or 0),
                 int(content.get("limit") or self._page_size),
@@ -328,6 +333,10 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         }
         self.comparison = payload
         return result
+
+    def effects(self, at: int | None = None) -> list[dict[str, Any]] | None:
+        """Effects owed after entry `at` (default: the current index); derived, never executed."""
+        return self._frames.effects(self.index if at is None else at)
 
     def usage(self, at: int | None = None) -> dict[str, Any]:
         """Cumulative usage totals up to `at` (default: the current index), same keys as get_usage_from_events."""

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
-from agent_explorer.explorer import Explorer, widget
+from agent_explorer.explorer import Explorer, frames, widget
 from agent_explorer.explorer.frames import api
 from sample_run import XSS, long_events, make_machine, record, tamper
 
@@ -48,6 +48,13 @@ def test_moving_the_index_rebuilds_the_frame(machine: Any, entries: list[dict[st
     assert frame["taken"] == ["#agent.idle:on:START:0"]
     assert frame["taken"][0] in ex.graph["edges"], "the taken transition must be drawable"
     assert ex.snapshot.matches({"working": {"draft": "writing"}})
+    # entering `writing` arms its 500 ms timer: the host owes that delay until DONE leaves the state
+    assert [(e["kind"], e["site"]) for e in frame["effects"]] == [
+        ("delay", "xstate.after.500.agent.working.draft.writing")
+    ]
+    ex.index = 5
+    assert ex.frame["effects"] == [] and ex.effects(at=3) == frame["effects"]
+    ex.index = 2
     ex.index = 1
     assert ex.frame["changed"] == [["context", "n"], ["context", "notes", 0]]
     assert ex.frame["context"]["notes"] == [XSS]  # data stays data; the browser draws it as text
@@ -123,6 +130,7 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(widget, "BUILD_CHUNK", 64)
+    monkeypatch.setattr(frames, "EFFECTS_AUTO_LIMIT", 100)
     log = record(machine, long_events(400))
     ex = Explorer(machine, log)
     assert ex.verification["status"] in ("pending", "ok")
@@ -130,6 +138,10 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
     assert ex.frame["index"] == 399 and ex.frame["hash"]["ok"] is True
     assert ex.wait_verified(timeout=60)["status"] == "ok"
     assert ex._source.built == len(log)  # type: ignore[attr-defined]
+    # late in a run the owed effects are derived on request only (they fold the journal so far)
+    assert ex.frame["effects"] is None and ex.frame["effectsNote"]
+    ex._on_message(ex, {"kind": "effects"}, [])
+    assert ex.frame["effects"] == ex.effects(at=399) and ex.frame["effectsNote"] is None
 
 
 async def test_in_a_running_loop_only_the_newest_index_is_built(
