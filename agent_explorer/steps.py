@@ -21,9 +21,9 @@ from .runtime.execute import execute_agent_request, perform_effect
 from .runtime.executors import AgentRequest
 
 __all__ = [
+    "PLAN_DONE_EVENT_TYPE",
     "AgentEffect",
     "AgentRequest",
-    "PLAN_DONE_EVENT_TYPE",
     "StepReplay",
     "create_replay_entry",
     "execute_agent_request",

@@ -35,11 +35,11 @@ def _register_with_log_replay() -> None:
 _register_with_log_replay()
 
 __all__ = [
+    "PLAN_DONE_EVENT_TYPE",
     "AgentEffect",
     "AgentExecutors",
     "AgentRequest",
     "DecisionLogic",
-    "PLAN_DONE_EVENT_TYPE",
     "PlanLogic",
     "RunResult",
     "ScriptedModel",

@@ -15,15 +15,15 @@ from typing import Any, Literal
 from ..errors import AgentError
 
 __all__ = [
-    "TextLogic",
+    "AGENT_KINDS",
     "DecisionLogic",
     "PlanLogic",
-    "create_text_logic",
+    "TextLogic",
     "create_decision_logic",
     "create_plan_logic",
-    "setup_agent",
+    "create_text_logic",
     "logic_kind",
-    "AGENT_KINDS",
+    "setup_agent",
 ]
 
 AGENT_KINDS = ("text", "decision", "plan")

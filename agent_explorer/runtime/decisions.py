@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import AgentError
 from .executors import AgentRequest, ChoiceResult, maybe_await, normalize_choice_result
 
-__all__ = ["resolve_decision", "resolve_decision_detailed", "PLAN_DONE_EVENT_TYPE", "DEFAULT_MAX_ATTEMPTS"]
+__all__ = ["DEFAULT_MAX_ATTEMPTS", "PLAN_DONE_EVENT_TYPE", "resolve_decision", "resolve_decision_detailed"]
 
 #: The reserved move that ends a plan (seeds/003 "Plans").
 PLAN_DONE_EVENT_TYPE = "agent.plan.done"

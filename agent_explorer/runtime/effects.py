@@ -12,26 +12,26 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from ..engine.actors import resolve_logic
 from ..engine._util import UNDEFINED
+from ..engine.actors import resolve_logic
 from .agent_setup import logic_kind
 from .executors import AgentRequest
 
 __all__ = [
-    "AgentEffect",
-    "EffectLedger",
     "EFFECT_KINDS",
     "EXECUTE_ACTION_TYPES",
+    "AgentEffect",
+    "EffectLedger",
+    "JournalCounts",
+    "completion_site",
+    "event_of",
     "get_agent_effects",
+    "is_entry",
     "to_done_event",
     "to_error_event",
-    "completion_site",
-    "is_entry",
-    "event_of",
-    "JournalCounts",
 ]
 
 EFFECT_KINDS = ("text", "decision", "plan", "task", "delay", "execute")
@@ -123,7 +123,7 @@ class JournalCounts:
     """What a journal says about occurrences: completions per site, decisions per site, timer
     firings per event type, and the events each request caused (a plan's applied trail)."""
 
-    __slots__ = ("completions", "caused", "fired", "trail", "execution_id")
+    __slots__ = ("caused", "completions", "execution_id", "fired", "trail")
 
     def __init__(self) -> None:
         self.completions: Counter[str] = Counter()
@@ -197,10 +197,7 @@ def _logic_for(machine: Any, snapshot: Any, site: str, src: Any) -> Any:
     child = (getattr(snapshot, "children", None) or {}).get(site)
     if child is not None and getattr(child, "logic", None) is not None:
         return child.logic
-    try:
-        return resolve_logic(machine, src)
-    except Exception:  # an unknown source: treat as a host task with no logic
-        return None
+    return resolve_logic(machine, src)  # None for an unknown source: a task with no logic
 
 
 def _request(
@@ -371,7 +368,7 @@ class EffectLedger:
         self.last_event = event
         for action in actions:
             if getattr(action, "type", "") == "xstate.stopChild":
-                self._pending.pop((action.params or {}).get("id"), None)
+                self._pending.pop(str((action.params or {}).get("id")), None)
             elif getattr(action, "type", "") == "xstate.cancel":
                 send_id = (action.params or {}).get("sendId")
                 for key, pending in list(self._pending.items()):
@@ -421,13 +418,14 @@ class EffectLedger:
 class _Fold:
     """A fold in progress over one journal: extendable as the journal grows."""
 
-    __slots__ = ("machine", "source", "length", "items", "snapshot", "actions", "ledger", "effects")
+    __slots__ = ("actions", "effects", "items", "ledger", "length", "machine", "snapshot", "source")
 
     def __init__(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> None:
-        from ..log.replay import seed
+        from ..log.replay import require_init_entry, seed
 
-        first = source[0]
-        init_entry = first if is_entry(first) else {"event": first}
+        first = source[0] if source else None
+        init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
+        assert first is not None
         self.machine = machine
         self.source = source
         self.snapshot, actions = seed(machine, init_entry, check_version=False)

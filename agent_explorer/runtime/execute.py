@@ -18,10 +18,10 @@ from typing import Any
 from ..errors import AgentError
 from ..log.jsonvalue import assert_json_serializable
 from .decisions import PLAN_DONE_EVENT_TYPE, resolve_decision_detailed
-from .effects import AgentEffect, to_done_event, to_error_event
+from .effects import AgentEffect
 from .executors import TextResult, collect_stream, maybe_await, normalize_text_result
 
-__all__ = ["Outcome", "perform_effect", "execute_agent_request", "usage_event", "PLAN_STOP_REASONS"]
+__all__ = ["PLAN_STOP_REASONS", "Outcome", "execute_agent_request", "perform_effect", "usage_event"]
 
 PLAN_STOP_REASONS = ("done", "stop-on", "max-steps", "no-legal-events")
 
@@ -154,7 +154,7 @@ async def perform_effect(
         return Outcome(effect.to_done_event(output), request.request_id, output=output)
     except asyncio.CancelledError:
         raise
-    except Exception as error:  # the call failed: journal it as the actor's error completion
+    except Exception as error:  # noqa: BLE001 - the call failed: journal the actor's error completion
         return Outcome(effect.to_error_event(error), request.request_id, error=error)
 
 

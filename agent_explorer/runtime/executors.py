@@ -19,12 +19,12 @@ from ..errors import AgentError
 __all__ = [
     "AgentExecutors",
     "AgentRequest",
+    "ChoiceResult",
     "ScriptedModel",
     "TextResult",
-    "ChoiceResult",
     "as_executors",
-    "normalize_text_result",
     "normalize_choice_result",
+    "normalize_text_result",
     "prompt_key",
 ]
 

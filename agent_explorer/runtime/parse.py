@@ -14,7 +14,7 @@ from typing import Any
 from ..errors import AgentError, AgentInvalidEventPayloadError
 from ..log.jsonvalue import assert_json_serializable
 
-__all__ = ["parse_agent_event", "RESERVED_PREFIXES", "event_schemas", "machine_of"]
+__all__ = ["RESERVED_PREFIXES", "event_schemas", "machine_of", "parse_agent_event"]
 
 # `@agent.*` are the log's own records (init, usage). `xstate.*` are engine-internal events
 # (actor completions, timers, init): accepting one off the wire would let a client forge a model

@@ -15,6 +15,7 @@ fires (the explorer and samples do exactly that). `timers="run"` sleeps on them 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -22,12 +23,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from ..errors import AgentError, AgentEventLogConflictError, NonSerializableAgentEventError
+from ..errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    NonSerializableAgentEventError,
+)
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
 from .executors import as_executors
 
-__all__ = ["RunResult", "run_agent", "find_machine_ref"]
+__all__ = ["RunResult", "find_machine_ref", "run_agent"]
 
 RunStatus = Literal["done", "idle", "error"]
 
@@ -125,7 +130,7 @@ class _Journal:
             await self.store.append(thread_id=self.thread_id, expected_index=entry["index"], entries=[entry])
         except asyncio.CancelledError:
             raise
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - any storage failure settles the run "journal"
             self.failure = error
             self._wake()
             return
@@ -143,10 +148,9 @@ class _Journal:
         return self.failure is None
 
     async def drain(self) -> None:
-        try:
+        # Writes record their own failure (the run already settled "journal"); never raise here.
+        with contextlib.suppress(Exception):
             await self.flush()
-        except BaseException:  # drain never raises
-            pass
 
     def durable_entries(self) -> list[dict[str, Any]]:
         return self.entries[: self.durable] if self.failure is not None else list(self.entries)
@@ -441,6 +445,7 @@ async def run_agent(
         base_meta = segment_metadata()
         run.ledger = EffectLedger(machine)
         init: dict[str, Any] | None
+        actions: list[Any]
         if snapshot is not None:
             persisted = _persisted_of(machine, snapshot)
             run.snapshot, actions = machine.restore_snapshot(persisted), []

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentStoreError
-from agent_explorer.stores import InMemoryEventLogStore, create_in_memory_event_log_store
+from agent_explorer.stores import (
+    InMemoryEventLogStore,
+    create_in_memory_event_log_store,
+)
 
 
 @pytest.fixture(params=["memory", "sqlite"])

@@ -6,11 +6,24 @@ from __future__ import annotations
 import pytest
 
 from agent_explorer.engine import initial_transition, transition
+from agent_explorer.errors import AgentLogFormatError
 from agent_explorer.log.entries import create_replay_entry, init_entry
 from agent_explorer.log.replay import replay as log_replay
-from agent_explorer.steps import get_agent_effects, replay, to_done_event, to_error_event
+from agent_explorer.steps import (
+    get_agent_effects,
+    replay,
+    to_done_event,
+    to_error_event,
+)
 
-from .machines import FULL_INPUT, NOTIFIED, full_machine, order_machine, retry_machine, timer_machine
+from .machines import (
+    FULL_INPUT,
+    NOTIFIED,
+    full_machine,
+    order_machine,
+    retry_machine,
+    timer_machine,
+)
 
 
 def test_entry_action_spawn_and_send_lower_in_document_order() -> None:
@@ -84,7 +97,7 @@ def test_partly_completed_fan_out_owes_exactly_the_missing_branches() -> None:
 
 def test_without_a_foldable_history_present_children_without_completion_are_owed() -> None:
     # Bare events that do not start at init: the snapshot-only rule (child present, no completion).
-    snapshot, actions = initial_transition(full_machine, input=FULL_INPUT)
+    snapshot, _ = initial_transition(full_machine, input=FULL_INPUT)
     effects = get_agent_effects(full_machine, snapshot, [], history=[])
     assert [e.request_id for e in effects] == ["lookup#1"]
     done = to_done_event("lookup", {"facts": "f"})
@@ -118,11 +131,11 @@ def test_errors_are_normalised() -> None:
         event = to_error_event("job", error)
     assert event["error"]["name"] == "ValueError"
     assert event["error"]["cause"]["name"] == "KeyError"
-    with pytest.raises(Exception):
+    with pytest.raises(AgentLogFormatError):
         replay(full_machine, [])
 
 
-from datetime import UTC, datetime  # noqa: E402
+from datetime import UTC, datetime
 
 _T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

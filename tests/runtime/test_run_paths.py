@@ -13,7 +13,13 @@ from agent_explorer.log.snapshot_cache import persist_snapshot
 from agent_explorer.runtime import ScriptedModel, run_agent
 
 from .conftest import counting_ids
-from .machines import USAGE, approval_machine, approval_machine_v2, odd_task_machine, race_machine
+from .machines import (
+    USAGE,
+    approval_machine,
+    approval_machine_v2,
+    odd_task_machine,
+    race_machine,
+)
 
 
 async def _idle_log() -> Any:

@@ -44,7 +44,7 @@ async def resolve_effect(effect: AgentEffect, snapshot: Any, executors: Any) -> 
     if effect.kind in ("text", "task"):
         try:
             output = await execute_agent_request(effect, executors)
-        except Exception as error:  # a failed call is journaled as the actor's error completion
+        except Exception as error:  # noqa: BLE001 - a failed call is journaled as the actor's error
             return effect.to_error_event(error)
         return effect.to_done_event(output)
     if effect.kind == "decision":
