@@ -14,6 +14,7 @@ from typing import Any, Final
 import orjson
 
 from agent_explorer.log.jsonvalue import (
+    _PLAIN_DECIMAL_FLOOR,
     MAX_SAFE_INTEGER,
     NEEDS_UTF16_KEY_ORDER,
     format_number,
@@ -43,12 +44,74 @@ def canonical_json(value: object) -> str:
 def canonical_json_bytes(value: object) -> bytes:
     """UTF-8 bytes of canonical_json(value), without a decode/encode round trip."""
     flags = json_flags(value)
-    if not flags:
-        try:
+    try:
+        if not flags:
             return orjson.dumps(value, option=_SORT_KEYS)
-        except orjson.JSONEncodeError:
-            pass  # nesting beyond orjson's depth limit: the exact path has none
+        if _Fragment is not None:
+            # Hand orjson pre-formatted text for exactly the parts it would get wrong.
+            return orjson.dumps(_patch(value), option=_SORT_KEYS)
+    except (orjson.JSONEncodeError, RecursionError):
+        pass  # nesting beyond orjson's (or the interpreter's) depth: the exact path has no limit
     return _canonical_text(value, flags & NEEDS_UTF16_KEY_ORDER != 0).encode("utf-8")
+
+
+_Fragment: Any = getattr(orjson, "Fragment", None)  # orjson >= 3.10: pre-serialized JSON
+
+
+def _patch(value: Any) -> Any:
+    """`value` with every number orjson would print unlike ECMAScript, and every object whose keys
+    need UTF-16 order, replaced by an orjson.Fragment of its canonical text.
+
+    Copy-on-write: untouched subtrees are the caller's own objects, so the common case allocates
+    little. Only for already-validated values (json_flags ran).
+    """
+    t = type(value)
+    if t is dict:
+        for key in value:
+            if not key.isascii() and max(key) > "\uffff":
+                return _Fragment(_object_text(value))
+        patched: dict[str, Any] | None = None
+        for key, item in value.items():
+            kind = type(item)
+            if kind is str or item is None or kind is bool:
+                continue
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            new = _patch(item)
+            if new is not item:
+                if patched is None:
+                    patched = dict(value)
+                patched[key] = new
+        return value if patched is None else patched
+    if t is list:
+        patched_list: list[Any] | None = None
+        for position, item in enumerate(value):
+            kind = type(item)
+            if kind is str or item is None or kind is bool:
+                continue
+            if kind is int and -MAX_SAFE_INTEGER <= item <= MAX_SAFE_INTEGER:
+                continue
+            new = _patch(item)
+            if new is not item:
+                if patched_list is None:
+                    patched_list = list(value)
+                patched_list[position] = new
+        return value if patched_list is None else patched_list
+    if t is float:
+        if value.is_integer() or -_PLAIN_DECIMAL_FLOOR < value < _PLAIN_DECIMAL_FLOOR:
+            return _Fragment(format_number(value).encode())
+        return value
+    if t is int:  # beyond 2**53 (json_flags admitted it: JavaScript reads it as this double)
+        return _Fragment(format_number(float(value)).encode())
+    return value
+
+
+def _object_text(value: dict[str, Any]) -> bytes:
+    parts = [
+        encode_basestring(key).encode() + b":" + orjson.dumps(_patch(value[key]), option=_SORT_KEYS)
+        for key in sorted(value, key=_utf16_order)
+    ]
+    return b"{" + b",".join(parts) + b"}"
 
 
 class _Raw(str):

@@ -171,13 +171,14 @@ def test_state_hash_refuses_what_is_not_json(bad: object) -> None:
     assert caught.value.path.startswith("context.x")
 
 
-def test_nesting_beyond_orjsons_limit_and_the_interpreter_stack() -> None:
+@pytest.mark.parametrize("leaf", ["leaf", 50.0, {"\U0001f600": 1}], ids=repr)
+def test_nesting_beyond_orjsons_limit_and_the_interpreter_stack(leaf: Any) -> None:
     for depth in (300, 5000):
-        value: Any = "leaf"
+        value: Any = leaf
         for i in range(depth):
             value = [value] if i % 2 else {"k": value}
         text = canonical_json(value)
-        assert text.count("[") + text.count("{") == depth
+        assert text.count("[") + text.count("{") == depth + (leaf.__class__ is dict)
         assert text == exact(value)
 
 
@@ -220,6 +221,20 @@ json_values = st.recursive(
 @given(json_values)
 def test_fast_path_equals_exact_path(value: object) -> None:
     assert canonical_json_bytes(value) == exact(value).encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param({"b": [1.0, {"z": 2**60, "a": 0.5}], "a": "x"}, id="patched-numbers"),
+        pytest.param({"x": {"\U0001f600": {"\ue000": 1.0, "a": [3.0]}, "\ue000": 0.25}}, id="astral-nested"),
+        pytest.param([{"\U0001f600": 1}, {"k": 1e-7}, 1e21, -0.0], id="list-of-mixed"),
+    ],
+)
+def test_patched_orjson_path_equals_exact_path(value: object) -> None:
+    before = json.dumps(value, sort_keys=True)
+    assert canonical_json_bytes(value) == exact(value).encode("utf-8")
+    assert json.dumps(value, sort_keys=True) == before  # copy-on-write never touches the input
 
 
 @settings(max_examples=200, deadline=None)
