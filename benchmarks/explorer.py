@@ -22,8 +22,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "explorer"))
 
-from agent_explorer import Explorer, replay  # noqa: E402
-from sample_run import long_events, make_machine, record  # noqa: E402
+from sample_run import long_events, make_machine, record
+
+from agent_explorer import Explorer, replay
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -77,7 +78,9 @@ def bench(n: int, jumps: int, rng: random.Random) -> dict[str, Any]:
     refold = time.perf_counter() - start
 
     start = time.perf_counter()
-    hits = ex._table.page(0, 100, text="hello")["total"]  # first text search scans the whole log
+    hits = ex._table.page(0, 100, text="hello")[
+        "total"
+    ]  # first text search scans the whole log
     search = time.perf_counter() - start
     return {
         "n": n,
@@ -99,7 +102,9 @@ def bench(n: int, jumps: int, rng: random.Random) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="1000,100000,1000000")
     parser.add_argument("--jumps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
@@ -112,13 +117,25 @@ def main() -> None:
         print(f"\n== {n:,} entries (checkpoint every {result['checkpoint_every']}) ==")
         print(f"  record log (not the explorer)   {result['record_s']:8.2f} s")
         print(f"  open (Explorer(...) returns)    {ms(result['open_s'])}")
-        print(f"  first jump to the last index    {ms(result['first_jump_to_end_s'])}  (right after open)")
-        print(f"  fully built + verified          {result['ready_s']:8.2f} s  (background thread)")
-        print(f"  random jump  median / p95       {ms(result['jump_median_s'])} / {ms(result['jump_p95_s'])}")
-        print(f"  step +1      median / p95       {ms(result['step_median_s'])} / {ms(result['step_p95_s'])}")
+        print(
+            f"  first jump to the last index    {ms(result['first_jump_to_end_s'])}  (right after open)"
+        )
+        print(
+            f"  fully built + verified          {result['ready_s']:8.2f} s  (background thread)"
+        )
+        print(
+            f"  random jump  median / p95       {ms(result['jump_median_s'])} / {ms(result['jump_p95_s'])}"
+        )
+        print(
+            f"  step +1      median / p95       {ms(result['step_median_s'])} / {ms(result['step_p95_s'])}"
+        )
         print(f"  refold 0..n/2 (what we avoid)   {ms(result['refold_middle_s'])}")
-        print(f"  frame / table page JSON         {result['frame_bytes']:,} B / {result['table_page_bytes']:,} B")
-        print(f"  first text search over the log  {ms(result['search_s'])}  ({result['search_hits']:,} hits)")
+        print(
+            f"  frame / table page JSON         {result['frame_bytes']:,} B / {result['table_page_bytes']:,} B"
+        )
+        print(
+            f"  first text search over the log  {ms(result['search_s'])}  ({result['search_hits']:,} hits)"
+        )
     small = results[0]
     print("\n== same-run ratios ==")
     for r in results:

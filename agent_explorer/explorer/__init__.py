@@ -8,4 +8,4 @@ from __future__ import annotations
 from .branches import AppendResult, Branch, BranchComparison
 from .widget import Explorer
 
-__all__ = ["Explorer", "Branch", "AppendResult", "BranchComparison"]
+__all__ = ["AppendResult", "Branch", "BranchComparison", "Explorer"]

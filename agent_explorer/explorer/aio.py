@@ -31,5 +31,7 @@ def run_sync(make: Callable[[], Awaitable[T]]) -> T:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(main())
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-explorer-store") as pool:
+    with ThreadPoolExecutor(
+        max_workers=1, thread_name_prefix="agent-explorer-store"
+    ) as pool:
         return pool.submit(asyncio.run, main()).result()

@@ -16,7 +16,13 @@ from ..errors import AgentError, AgentInvalidEventPayloadError
 from .aio import run_sync
 from .frames import ReplaySource, api, open_source, value_text
 
-__all__ = ["Branch", "AppendResult", "BranchComparison", "compare_timelines", "validate_event"]
+__all__ = [
+    "AppendResult",
+    "Branch",
+    "BranchComparison",
+    "compare_timelines",
+    "validate_event",
+]
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,11 @@ def validate_event(machine: Any, snapshot: Any, event: Any) -> dict[str, Any]:
         parse_agent_event = api("parse_agent_event")
     except AgentError:
         parse_agent_event = None
-    if not isinstance(event, Mapping) or not isinstance(event.get("type"), str) or not event.get("type"):
+    if (
+        not isinstance(event, Mapping)
+        or not isinstance(event.get("type"), str)
+        or not event.get("type")
+    ):
         raise AgentInvalidEventPayloadError(
             f"branch.append expects an event dict with a non-empty string 'type', got {event!r:.200}"
         )
@@ -53,7 +63,9 @@ def validate_event(machine: Any, snapshot: Any, event: Any) -> dict[str, Any]:
             "@agent.* entries are written by the runtime"
         )
     if parse_agent_event is not None:
-        parsed = parse_agent_event(snapshot if snapshot is not None else machine, dict(event))
+        parsed = parse_agent_event(
+            snapshot if snapshot is not None else machine, dict(event)
+        )
         return dict(parsed) if isinstance(parsed, Mapping) else parsed  # type: ignore[return-value]
     return dict(event)
 
@@ -78,7 +90,9 @@ class Branch:
         self.parent_thread_id = parent_thread_id
         self.store = store
         self.thread_id = thread_id
-        self.source: ReplaySource = source if source is not None else open_source(machine, self.entries)
+        self.source: ReplaySource = (
+            source if source is not None else open_source(machine, self.entries)
+        )
         self.appended: list[AppendResult] = []
 
     @classmethod
@@ -93,16 +107,31 @@ class Branch:
         new_thread_id: str | None = None,
     ) -> Branch:
         """Fork `[0, at)`: through `store.fork` when the run lives in a store, else `fork_event_log`."""
-        if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(entries):
+        if (
+            not isinstance(at, int)
+            or isinstance(at, bool)
+            or not 1 <= at <= len(entries)
+        ):
             raise AgentError(
                 f"fork(at={at!r}) must keep the init entry and stay inside the log: 1 <= at <= {len(entries)}",
                 code="invalid-fork-index",
             )
         if store is not None and thread_id is not None:
             new_id = new_thread_id or f"{thread_id}~fork{at}-{uuid.uuid4().hex[:8]}"
-            run_sync(lambda: store.fork(thread_id=thread_id, new_thread_id=new_id, up_to_index=at))
+            run_sync(
+                lambda: store.fork(
+                    thread_id=thread_id, new_thread_id=new_id, up_to_index=at
+                )
+            )
             forked = run_sync(lambda: store.read(new_id))
-            return cls(machine, forked, forked_at=at, parent_thread_id=thread_id, store=store, thread_id=new_id)
+            return cls(
+                machine,
+                forked,
+                forked_at=at,
+                parent_thread_id=thread_id,
+                store=store,
+                thread_id=new_id,
+            )
         return cls(machine, api("fork_event_log")(list(entries), at), forked_at=at)
 
     def __len__(self) -> int:
@@ -112,7 +141,9 @@ class Branch:
     def snapshot(self) -> Any:
         return self.source.state_at(len(self.entries) - 1)
 
-    def append(self, event: Mapping[str, Any], *, causation_id: str | None = None) -> AppendResult:
+    def append(
+        self, event: Mapping[str, Any], *, causation_id: str | None = None
+    ) -> AppendResult:
         """Fold `event` onto the branch's last state, journal it with its state hash, say if it was ignored.
 
         An ignored event (no enabled transition in that state) is still journaled, as a live run would
@@ -126,10 +157,20 @@ class Branch:
         taken = [t for step in trace or [] for t in (_get(step, "transitions") or [])]
         index = len(self.entries)
         entry = dict(
-            create_replay_entry(self.machine, parsed, index, snapshot_after=after, causation_id=causation_id)
+            create_replay_entry(
+                self.machine,
+                parsed,
+                index,
+                snapshot_after=after,
+                causation_id=causation_id,
+            )
         )
         if self.store is not None and self.thread_id is not None:
-            run_sync(lambda: self.store.append(thread_id=self.thread_id, expected_index=index, entries=[entry]))
+            run_sync(
+                lambda: self.store.append(
+                    thread_id=self.thread_id, expected_index=index, entries=[entry]
+                )
+            )
         self.entries.append(entry)
         appender = getattr(self.source, "append", None)
         if callable(appender):
@@ -139,7 +180,11 @@ class Branch:
         persisted = self.machine.get_persisted_snapshot(after)
         value = persisted.get("value")
         verification = entry.get("verification")
-        recorded = verification.get("stateHash") if isinstance(verification, Mapping) else state_hash(persisted)
+        recorded = (
+            verification.get("stateHash")
+            if isinstance(verification, Mapping)
+            else state_hash(persisted)
+        )
         ignored = not taken
         where = value_text(_get(before, "value"))
         message = (
@@ -148,7 +193,12 @@ class Branch:
             else f"{parsed['type']!r} at index {index}: {where!r} -> {value_text(value)!r}"
         )
         result = AppendResult(
-            index=index, entry=entry, ignored=ignored, value=value, state_hash=recorded, message=message
+            index=index,
+            entry=entry,
+            ignored=ignored,
+            value=value,
+            state_hash=recorded,
+            message=message,
         )
         self.appended.append(result)
         return result
@@ -206,11 +256,20 @@ def compare_timelines(
         before, after = a_source.persisted_at(i), b_source.persisted_at(i)
         if before != after:
             changes = [_change_json(c) for c in diff_snapshots(before, after)]
-            return BranchComparison(i, changes, len(a_entries), len(b_entries), forked_at, "states differ")
+            return BranchComparison(
+                i, changes, len(a_entries), len(b_entries), forked_at, "states differ"
+            )
     if len(a_entries) == len(b_entries):
-        return BranchComparison(None, [], len(a_entries), len(b_entries), forked_at, "identical states")
+        return BranchComparison(
+            None, [], len(a_entries), len(b_entries), forked_at, "identical states"
+        )
     return BranchComparison(
-        common, [], len(a_entries), len(b_entries), forked_at, f"one run ends at index {common - 1}"
+        common,
+        [],
+        len(a_entries),
+        len(b_entries),
+        forked_at,
+        f"one run ends at index {common - 1}",
     )
 
 
@@ -220,7 +279,11 @@ def _same_entry(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 def _change_json(change: Any) -> dict[str, Any]:
     if isinstance(change, Mapping):
-        return {"path": change.get("path"), "before": change.get("before"), "after": change.get("after")}
+        return {
+            "path": change.get("path"),
+            "before": change.get("before"),
+            "after": change.get("after"),
+        }
     return {
         "path": getattr(change, "path", None),
         "before": getattr(change, "before", None),

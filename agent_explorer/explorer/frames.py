@@ -18,15 +18,15 @@ from ..errors import AgentError
 from .graph import active_state_ids
 
 __all__ = [
+    "USAGE_TYPE",
+    "FrameBuilder",
     "ReplaySource",
-    "open_source",
     "UsageIndex",
     "VerificationSummary",
-    "FrameBuilder",
+    "api",
+    "open_source",
     "path_segments",
     "value_text",
-    "USAGE_TYPE",
-    "api",
 ]
 
 USAGE_TYPE = "@agent.usage"
@@ -94,10 +94,15 @@ def api(name: str) -> Any:
             continue
         if found is not None:
             return found
-    raise AgentError(f"agent_explorer.{name} is not available in this installation", code="missing-dependency")
+    raise AgentError(
+        f"agent_explorer.{name} is not available in this installation",
+        code="missing-dependency",
+    )
 
 
-def open_source(machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any) -> ReplaySource:
+def open_source(
+    machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any
+) -> ReplaySource:
     """The checkpointed Timeline over `entries` (options go to `Timeline`, e.g. `lazy=True`)."""
     return api("Timeline")(machine, list(entries), **options)  # type: ignore[no-any-return]
 
@@ -145,7 +150,11 @@ def value_text(value: Any) -> str:
 
 def _numeric(value: Any) -> bool:
     kind = type(value)
-    return kind is int or kind is float or (isinstance(value, (int, float)) and kind is not bool)
+    return (
+        kind is int
+        or kind is float
+        or (isinstance(value, (int, float)) and kind is not bool)
+    )
 
 
 class UsageIndex:
@@ -158,7 +167,9 @@ class UsageIndex:
     def __init__(self, entries: Sequence[Mapping[str, Any]]) -> None:
         self.positions: list[int] = []
         self._sums: dict[str, list[float | int]] = {}
-        self._first: dict[str, int] = {}  # key -> ordinal of the first record carrying it
+        self._first: dict[
+            str, int
+        ] = {}  # key -> ordinal of the first record carrying it
         self._models: dict[str, tuple[list[int], dict[str, list[float | int]]]] = {}
         for i, entry in enumerate(entries):
             # Fast path for the common shape (plain dicts); anything odd goes through `add`'s checks.
@@ -186,7 +197,10 @@ class UsageIndex:
 
     @staticmethod
     def _push(
-        sums: dict[str, list[float | int]], first: dict[str, int] | None, ordinal: int, usage: Mapping[str, Any]
+        sums: dict[str, list[float | int]],
+        first: dict[str, int] | None,
+        ordinal: int,
+        usage: Mapping[str, Any],
     ) -> None:
         for key, value in usage.items():
             if _numeric(value) and key not in sums:
@@ -211,12 +225,18 @@ class UsageIndex:
         for model, (positions, sums) in self._models.items():
             n = bisect.bisect_right(positions, index)
             if n:
-                by_model[model] = {key: column[n - 1] for key, column in sums.items() if len(column) >= n}
+                by_model[model] = {
+                    key: column[n - 1]
+                    for key, column in sums.items()
+                    if len(column) >= n
+                }
         if by_model:
             out["byModel"] = by_model
         return out
 
-    def series(self, max_points: int = 240, key: str = "totalTokens") -> list[list[float | int]]:
+    def series(
+        self, max_points: int = 240, key: str = "totalTokens"
+    ) -> list[list[float | int]]:
         """`[[index, cumulative value], ...]`, down-sampled to at most `max_points` for the run's small plot."""
         column = self._sums.get(key)
         if not column:
@@ -242,7 +262,9 @@ class VerificationSummary:
 
     @classmethod
     def from_report(cls, report: Any) -> VerificationSummary:
-        indices = sorted(int(i) for i in (getattr(report, "divergent_indices", None) or []))
+        indices = sorted(
+            int(i) for i in (getattr(report, "divergent_indices", None) or [])
+        )
         first = getattr(report, "first_divergence", None)
         if getattr(report, "ok", not indices) and not indices:
             return cls(status="ok")
@@ -262,7 +284,13 @@ class VerificationSummary:
                 first = detail["index"]
         if first is None and indices:
             first = indices[0]
-        return cls(status="diverged", first=first, count=len(indices), divergent=frozenset(indices), detail=detail)
+        return cls(
+            status="diverged",
+            first=first,
+            count=len(indices),
+            divergent=frozenset(indices),
+            detail=detail,
+        )
 
     def ranges(self, cap: int = 400) -> list[list[int]]:
         """Divergent indices as `[start, end]` runs (inclusive), at most `cap` of them, for the slider track."""
@@ -302,14 +330,20 @@ def _effect_json(effect: Any) -> dict[str, Any]:
 
 def _field(item: Any, name: str) -> Any:
     if isinstance(item, Mapping):
-        camel = "".join(p if k == 0 else p.title() for k, p in enumerate(name.split("_")))
+        camel = "".join(
+            p if k == 0 else p.title() for k, p in enumerate(name.split("_"))
+        )
         return item.get(name, item.get(camel))
     return getattr(item, name, None)
 
 
 def _jsonable(value: Any) -> Any:
     """Round-trip through JSON with `str` for anything exotic: frames must never fail to serialise."""
-    return json.loads(json.dumps(value, default=str, allow_nan=False)) if value is not None else None
+    return (
+        json.loads(json.dumps(value, default=str, allow_nan=False))
+        if value is not None
+        else None
+    )
 
 
 def _capped_json(value: Any, cap: int) -> tuple[str, bool]:
@@ -332,7 +366,9 @@ class FrameBuilder:
         usage: UsageIndex,
         machine: Any = None,
     ) -> None:
-        self.machine = machine if machine is not None else getattr(source, "machine", None)
+        self.machine = (
+            machine if machine is not None else getattr(source, "machine", None)
+        )
         self.source = source
         self.entries = entries
         self.definition = definition
@@ -345,7 +381,11 @@ class FrameBuilder:
             return {"index": 0, "length": 0, "empty": True}
         index = max(0, min(index, n - 1))
         entry = self.entries[index]
-        frame: dict[str, Any] = {"index": index, "length": n, "entry": self._entry_view(entry)}
+        frame: dict[str, Any] = {
+            "index": index,
+            "length": n,
+            "entry": self._entry_view(entry),
+        }
         try:
             snapshot = self.source.state_at(index)
             persisted = self.source.persisted_at(index)
@@ -381,7 +421,9 @@ class FrameBuilder:
             frame["effects"] = self.effects(index)
         else:
             frame["effects"] = None
-            frame["effectsNote"] = "derived on request past the first entries (folds the journal up to here)"
+            frame["effectsNote"] = (
+                "derived on request past the first entries (folds the journal up to here)"
+            )
         return frame
 
     def effects(self, index: int) -> list[dict[str, Any]] | None:
@@ -399,10 +441,16 @@ class FrameBuilder:
             event = self.entries[index]["event"]
             actions: Any = []
             if index == 0:
-                if event.get("snapshot") is None:  # a restored snapshot owes only what its children owe
-                    _, actions = api("initial_transition")(machine, input=event.get("input"))
+                if (
+                    event.get("snapshot") is None
+                ):  # a restored snapshot owes only what its children owe
+                    _, actions = api("initial_transition")(
+                        machine, input=event.get("input")
+                    )
             elif event.get("type") != USAGE_TYPE:
-                _, actions = api("transition")(machine, self.source.state_at(index - 1), event)
+                _, actions = api("transition")(
+                    machine, self.source.state_at(index - 1), event
+                )
             owed = get_agent_effects(
                 machine,
                 self.source.state_at(index),
@@ -410,7 +458,14 @@ class FrameBuilder:
                 history=list(self.entries[: index + 1]),
             )
         except Exception as error:  # noqa: BLE001 - informative panel; never hide the state for it
-            return [{"kind": "error", "site": None, "requestId": None, "detail": f"{type(error).__name__}: {error}"}]
+            return [
+                {
+                    "kind": "error",
+                    "site": None,
+                    "requestId": None,
+                    "detail": f"{type(error).__name__}: {error}",
+                }
+            ]
         return [_effect_json(e) for e in owed if getattr(e, "kind", None) != "execute"]
 
     def _entry_view(self, entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -438,7 +493,11 @@ class FrameBuilder:
             return []
         taken: list[str] = []
         for step in steps:
-            transitions = step.get("transitions") if isinstance(step, Mapping) else getattr(step, "transitions", [])
+            transitions = (
+                step.get("transitions")
+                if isinstance(step, Mapping)
+                else getattr(step, "transitions", [])
+            )
             for t in transitions or []:
                 tid = t.get("id") if isinstance(t, Mapping) else t
                 if tid is not None and str(tid) not in taken:
@@ -452,12 +511,20 @@ class FrameBuilder:
         if isinstance(children, Mapping):
             for child_id, child in children.items():
                 src = child.get("src") if isinstance(child, Mapping) else None
-                state = child.get("snapshot") or child.get("state") if isinstance(child, Mapping) else None
+                state = (
+                    child.get("snapshot") or child.get("state")
+                    if isinstance(child, Mapping)
+                    else None
+                )
                 status = state.get("status") if isinstance(state, Mapping) else None
-                out.append({"id": str(child_id), "src": _jsonable(src), "status": status})
+                out.append(
+                    {"id": str(child_id), "src": _jsonable(src), "status": status}
+                )
         return out
 
-    def _changed(self, index: int, persisted: Mapping[str, Any]) -> list[list[str | int]]:
+    def _changed(
+        self, index: int, persisted: Mapping[str, Any]
+    ) -> list[list[str | int]]:
         if index == 0:
             return []
         diff_snapshots = api("diff_snapshots")
@@ -468,14 +535,20 @@ class FrameBuilder:
         changes = diff_snapshots(before, persisted)
         paths = []
         for change in list(changes)[:CHANGED_PATHS_CAP]:
-            path = change.get("path") if isinstance(change, Mapping) else getattr(change, "path", None)
+            path = (
+                change.get("path")
+                if isinstance(change, Mapping)
+                else getattr(change, "path", None)
+            )
             if path is not None:
                 paths.append(path_segments(path))
         return paths
 
     def _hash(self, index: int, entry: Mapping[str, Any]) -> dict[str, Any]:
         verification = entry.get("verification") if isinstance(entry, Mapping) else None
-        recorded = verification.get("stateHash") if isinstance(verification, Mapping) else None
+        recorded = (
+            verification.get("stateHash") if isinstance(verification, Mapping) else None
+        )
         try:
             replayed = self.source.hash_at(index)
         except Exception:  # noqa: BLE001 - hashing is informative

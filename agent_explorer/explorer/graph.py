@@ -12,9 +12,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import graphviz
+import graphviz  # type: ignore[import-untyped]
 
-__all__ = ["StatechartGraph", "build_graph", "active_state_ids", "iter_nodes", "iter_transitions"]
+__all__ = [
+    "StatechartGraph",
+    "active_state_ids",
+    "build_graph",
+    "iter_nodes",
+    "iter_transitions",
+]
 
 # Compact, theme-neutral defaults: the widget's CSS recolours fills/strokes by class, so colours here are
 # only what a plain SVG viewer (or the static HTML export) would show.
@@ -27,7 +33,13 @@ _GRAPH_ATTRS = {
     "ranksep": "0.45",
     "bgcolor": "transparent",
 }
-_NODE_ATTRS = {"fontname": "Helvetica", "fontsize": "11", "shape": "box", "style": "rounded", "height": "0.3"}
+_NODE_ATTRS = {
+    "fontname": "Helvetica",
+    "fontsize": "11",
+    "shape": "box",
+    "style": "rounded",
+    "height": "0.3",
+}
 _EDGE_ATTRS = {"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.6"}
 
 _AFTER_EVENT = re.compile(r"^xstate\.after\.([^.]+)\.")
@@ -42,12 +54,23 @@ class StatechartGraph:
     """
 
     dot: str
-    nodes: dict[str, str] = field(default_factory=dict)  # state id -> svg id (node or cluster)
-    edges: dict[str, list[str]] = field(default_factory=dict)  # transition id -> svg ids (one per target)
-    labels: dict[str, str] = field(default_factory=dict)  # transition id -> its label, for tables/tooltips
+    nodes: dict[str, str] = field(
+        default_factory=dict
+    )  # state id -> svg id (node or cluster)
+    edges: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # transition id -> svg ids (one per target)
+    labels: dict[str, str] = field(
+        default_factory=dict
+    )  # transition id -> its label, for tables/tooltips
 
     def to_json(self) -> dict[str, Any]:
-        return {"dot": self.dot, "nodes": self.nodes, "edges": self.edges, "labels": self.labels}
+        return {
+            "dot": self.dot,
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "labels": self.labels,
+        }
 
 
 def iter_nodes(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
@@ -124,7 +147,7 @@ def _as_list(value: Any) -> list[Mapping[str, Any]]:
 
 def _target_id(target: Any) -> str:
     text = str(target.get("id") if isinstance(target, Mapping) else target)
-    return text[1:] if text.startswith("#") else text
+    return text.removeprefix("#")
 
 
 def _guard_name(guard: Any) -> str | None:
@@ -171,9 +194,13 @@ class _Builder:
         self.counter = 0
         self.graph = StatechartGraph(dot="")
         self.anchor: dict[str, str] = {}  # state id -> DOT node name edges attach to
-        self.cluster: dict[str, str] = {}  # compound state id -> cluster name (for lhead/ltail)
+        self.cluster: dict[
+            str, str
+        ] = {}  # compound state id -> cluster name (for lhead/ltail)
         self.root_id = ""
-        self.ancestors: dict[str, set[str]] = {}  # state id -> ids of its ancestors (custom ids break dotted paths)
+        self.ancestors: dict[
+            str, set[str]
+        ] = {}  # state id -> ids of its ancestors (custom ids break dotted paths)
 
     def fresh(self, kind: str) -> str:
         self.counter += 1
@@ -213,10 +240,21 @@ class _Builder:
             self._node_into(dot, child, dashed=parent.get("type") == "parallel")
         if parent.get("type") != "parallel" and initial_targets:
             marker = self.fresh("i")
-            dot.node(marker, label="", shape="point", width="0.09", height="0.09", **{"class": "initial"})
+            dot.node(
+                marker,
+                label="",
+                shape="point",
+                width="0.09",
+                height="0.09",
+                **{"class": "initial"},
+            )
             # The engine traces the root's initial step as transition "#initial"; nested initial steps
             # are keyed "#<state id>:initial" so a future trace format can light them too.
-            key = "#initial" if str(parent.get("id")) == self.root_id else f"#{parent.get('id')}:initial"
+            key = (
+                "#initial"
+                if str(parent.get("id")) == self.root_id
+                else f"#{parent.get('id')}:initial"
+            )
             for target in initial_targets:
                 head = self.anchor.get(target)
                 if head is None:
@@ -224,12 +262,18 @@ class _Builder:
                 svg_id = self.fresh("t")
                 self.graph.edges.setdefault(key, []).append(svg_id)
                 self.graph.labels[key] = "initial"
-                attrs: dict[str, str] = {"class": "initial", "arrowsize": "0.5", "id": svg_id}
+                attrs: dict[str, str] = {
+                    "class": "initial",
+                    "arrowsize": "0.5",
+                    "id": svg_id,
+                }
                 if target in self.cluster:
                     attrs["lhead"] = self.cluster[target]
                 dot.edge(marker, head, **attrs)
 
-    def _node_into(self, dot: graphviz.Digraph, node: Mapping[str, Any], *, dashed: bool) -> None:
+    def _node_into(
+        self, dot: graphviz.Digraph, node: Mapping[str, Any], *, dashed: bool
+    ) -> None:
         state_id = str(node.get("id"))
         kind = node.get("type")
         label = graphviz.escape(str(node.get("key", state_id)))
@@ -242,10 +286,24 @@ class _Builder:
             with dot.subgraph(name=name) as sub:
                 style = "rounded,dashed" if dashed else "rounded"
                 classes = f"state {kind or 'compound'}" + (" region" if dashed else "")
-                sub.attr(label=label, id=svg_id, style=style, tooltip=tooltip, labeljust="l", **{"class": classes})
+                sub.attr(
+                    label=label,
+                    id=svg_id,
+                    style=style,
+                    tooltip=tooltip,
+                    labeljust="l",
+                    **{"class": classes},
+                )
                 # An invisible anchor gives edges something to attach to; lhead/ltail clip them at the border.
                 anchor = self.fresh("a")
-                sub.node(anchor, label="", shape="point", style="invis", width="0.01", height="0.01")
+                sub.node(
+                    anchor,
+                    label="",
+                    shape="point",
+                    style="invis",
+                    width="0.01",
+                    height="0.01",
+                )
                 self.anchor[state_id] = anchor
                 self._children_into(sub, node)
             return
@@ -254,10 +312,18 @@ class _Builder:
         self.anchor[state_id] = svg_id
         attrs: dict[str, str] = {"id": svg_id, "tooltip": tooltip}
         if kind == "final":
-            attrs.update(shape="doublecircle", style="", width="0.3", margin="0.02", **{"class": "state final"})
+            attrs.update(
+                shape="doublecircle",
+                style="",
+                width="0.3",
+                margin="0.02",
+                **{"class": "state final"},
+            )
         elif kind == "history":
             deep = node.get("history") == "deep"
-            attrs.update(shape="circle", style="", width="0.3", **{"class": "state history"})
+            attrs.update(
+                shape="circle", style="", width="0.3", **{"class": "state history"}
+            )
             label = graphviz.escape("H*" if deep else "H")
         else:
             attrs["class"] = "state atomic"
@@ -269,16 +335,24 @@ class _Builder:
             for n, transition in enumerate(_transitions_of(state)):
                 self._edge_into(dot, source, transition, n)
 
-    def _edge_into(self, dot: graphviz.Digraph, source: str, transition: Mapping[str, Any], n: int) -> None:
+    def _edge_into(
+        self, dot: graphviz.Digraph, source: str, transition: Mapping[str, Any], n: int
+    ) -> None:
         tid = str(transition.get("id") or f"{source}:{transition.get('eventType')}:{n}")
         label = transition_label(transition)
         self.graph.labels[tid] = label
         tail = self.anchor.get(source)
-        if tail is None:  # the root: transitions on the machine itself start from the top-left marker
+        if (
+            tail is None
+        ):  # the root: transitions on the machine itself start from the top-left marker
             tail = self._root_anchor(dot)
         targets = [_target_id(t) for t in transition.get("target") or []]
         svg_ids = self.graph.edges.setdefault(tid, [])
-        base = {"label": graphviz.escape(label), "class": "transition", "tooltip": graphviz.escape(label)}
+        base = {
+            "label": graphviz.escape(label),
+            "class": "transition",
+            "tooltip": graphviz.escape(label),
+        }
         if source in self.cluster:
             base["ltail"] = self.cluster[source]
         if not targets:
@@ -308,5 +382,3 @@ class _Builder:
             dot.node(name, label="", shape="point", width="0.05", style="invis")
             self.anchor["\0root"] = name
         return name
-
-

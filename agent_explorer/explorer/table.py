@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["EventTable", "MAX_PAGE"]
+__all__ = ["MAX_PAGE", "EventTable"]
 
 MAX_PAGE = 500
 SUMMARY_CAP = 140
@@ -61,7 +61,9 @@ class EventTable:
         self._types.update(map(_type_of, self.entries[self._typed_upto :]))
         self._typed_upto = len(self.entries)
 
-    def matches(self, type_filter: str | None = None, text: str | None = None) -> list[int] | None:
+    def matches(
+        self, type_filter: str | None = None, text: str | None = None
+    ) -> list[int] | None:
         """Indices passing the filters, or None when no filter is set (then every index passes)."""
         type_filter = type_filter or ""
         needle = (text or "").strip().lower()
@@ -86,11 +88,18 @@ class EventTable:
 
     @staticmethod
     def _haystack(entry: Mapping[str, Any]) -> str:
-        return orjson.dumps(
-            [entry.get("id"), entry.get("causationId"), entry.get("event")], default=str
-        ).decode().lower()
+        return (
+            orjson.dumps(
+                [entry.get("id"), entry.get("causationId"), entry.get("event")],
+                default=str,
+            )
+            .decode()
+            .lower()
+        )
 
-    def position_of(self, index: int, type_filter: str | None = None, text: str | None = None) -> int | None:
+    def position_of(
+        self, index: int, type_filter: str | None = None, text: str | None = None
+    ) -> int | None:
         """Row position of log index `index` under the filters (None when the filters hide it)."""
         hits = self.matches(type_filter, text)
         if hits is None:
@@ -109,13 +118,19 @@ class EventTable:
             "type": str(event.get("type")),
             "recordedAt": entry.get("recordedAt"),
             "causationId": entry.get("causationId"),
-            "usage": total if isinstance(total, (int, float)) and not isinstance(total, bool) else None,
+            "usage": total
+            if isinstance(total, (int, float)) and not isinstance(total, bool)
+            else None,
             "summary": _summary(event),
             "divergent": index in self.divergent,
         }
 
     def page(
-        self, offset: int = 0, limit: int = 100, type_filter: str | None = None, text: str | None = None
+        self,
+        offset: int = 0,
+        limit: int = 100,
+        type_filter: str | None = None,
+        text: str | None = None,
     ) -> dict[str, Any]:
         """One window of rows: `{offset, limit, total, rows, query}`; offset is clamped into range."""
         limit = max(1, min(int(limit), MAX_PAGE))

@@ -20,11 +20,19 @@ import traitlets
 from ..errors import AgentError
 from .aio import run_sync
 from .branches import Branch, BranchComparison, compare_timelines
-from .frames import FrameBuilder, ReplaySource, UsageIndex, VerificationSummary, _jsonable, api, open_source
+from .frames import (
+    FrameBuilder,
+    ReplaySource,
+    UsageIndex,
+    VerificationSummary,
+    _jsonable,
+    api,
+    open_source,
+)
 from .graph import build_graph
 from .table import EventTable
 
-__all__ = ["Explorer", "STATIC_DIR"]
+__all__ = ["STATIC_DIR", "Explorer"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 # Up to this many entries, verification runs before the widget is returned (the banner is right at once);
@@ -71,11 +79,12 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     graph = traitlets.Dict().tag(sync=True)
     frame = traitlets.Dict().tag(sync=True)
     table = traitlets.Dict().tag(sync=True)
-    table_types = traitlets.List().tag(sync=True)
+    table_types: traitlets.List[list[Any]] = traitlets.List().tag(sync=True)
     verification = traitlets.Dict().tag(sync=True)
     comparison = traitlets.Dict().tag(sync=True)
-    usage_series = traitlets.List().tag(sync=True)
-    marks = traitlets.Dict().tag(sync=True)  # {"forks": [...]} now; issue 9 adds search hits / coverage here
+    usage_series: traitlets.List[list[Any]] = traitlets.List().tag(sync=True)
+    # {"forks": [...]} now; issue 9 adds search hits / coverage marks here.
+    marks = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -90,23 +99,28 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         page_size: int = 100,
         **kwargs: Any,
     ) -> None:
-        entries = entries if isinstance(entries, list) else list(entries)
-        if not entries:
+        log: list[dict[str, Any]] = [
+            e if isinstance(e, dict) else dict(e) for e in entries
+        ]
+        if not log:
             raise AgentError(
-                "Explorer needs a log with at least its @agent.init entry; got an empty log", code="empty-log"
+                "Explorer needs a log with at least its @agent.init entry; got an empty log",
+                code="empty-log",
             )
         super().__init__(**kwargs)
         self.machine = machine
         self.compare_with = compare_with
         self.store = store
         self.thread_id = thread_id
-        self._entries: list[dict[str, Any]] = entries
-        lazy = source is None and len(entries) > SYNC_VERIFY_LIMIT
-        self._source: ReplaySource = source if source is not None else open_source(machine, entries, lazy=lazy)
-        self._usage = UsageIndex(entries)
+        self._entries: list[dict[str, Any]] = log
+        lazy = source is None and len(log) > SYNC_VERIFY_LIMIT
+        self._source: ReplaySource = (
+            source if source is not None else open_source(machine, log, lazy=lazy)
+        )
+        self._usage = UsageIndex(log)
         definition = machine.definition
-        self._frames = FrameBuilder(self._source, entries, definition, self._usage, machine)
-        self._table = EventTable(entries)
+        self._frames = FrameBuilder(self._source, log, definition, self._usage, machine)
+        self._table = EventTable(log)
         self._page_size = page_size
         self._branches: list[Branch] = []
         self._wanted: int | None = None
@@ -114,14 +128,18 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self._lock = threading.Lock()
         self._verifier: threading.Thread | None = None
 
-        self.length = len(entries)
+        self.length = len(log)
         self.info = {
             "machineId": str(getattr(machine, "id", definition.get("id"))),
             "machineVersion": str(getattr(machine, "version", "")),
             "threadId": thread_id,
-            "compareWith": str(getattr(compare_with, "version", "")) if compare_with is not None else None,
+            "compareWith": str(getattr(compare_with, "version", ""))
+            if compare_with is not None
+            else None,
         }
-        self.graph = build_graph(definition, token="ae" + secrets.token_hex(3)).to_json()
+        self.graph = build_graph(
+            definition, token="ae" + secrets.token_hex(3)
+        ).to_json()
         self.table_types = self._table.types()
         self.usage_series = self._usage.series()
         self.marks = {"forks": []}
@@ -133,7 +151,9 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     # -- construction from a store ------------------------------------------------------------------------
 
     @classmethod
-    def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
+    def from_store(
+        cls, store: Any, thread_id: str, machine: Any, **kwargs: Any
+    ) -> Explorer:
         """Read `thread_id` with `await store.read(thread_id)` and open it.
 
         Works inside a notebook's running event loop: the read runs on a worker thread with its own loop
@@ -141,7 +161,10 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         """
         entries = run_sync(lambda: store.read(thread_id))
         if not entries:
-            raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")
+            raise AgentError(
+                f"thread {thread_id!r} is empty or does not exist in the store",
+                code="thread-not-found",
+            )
         return cls(machine, list(entries), store=store, thread_id=thread_id, **kwargs)
 
     # -- the cursor ------------------------------------------------------------------------------------------
@@ -149,7 +172,11 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     @traitlets.validate("index")
     def _clamp_index(self, proposal: Any) -> int:
         value = int(proposal["value"])
-        return max(0, min(value, max(0, len(self._entries) - 1))) if hasattr(self, "_entries") else value
+        return (
+            max(0, min(value, max(0, len(self._entries) - 1)))
+            if hasattr(self, "_entries")
+            else value
+        )
 
     @traitlets.observe("index")
     def _on_index(self, change: Any) -> None:
@@ -182,9 +209,15 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         position = self._table.position_of(index, type_filter, text)
         if position is None:
             return
-        offset, limit = int(self.table.get("offset", 0)), int(self.table.get("limit", self._page_size))
+        offset, limit = (
+            int(self.table.get("offset", 0)),
+            int(self.table.get("limit", self._page_size)),
+        )
         rows = self.table.get("rows") or []
-        if offset <= position < offset + len(rows) and len(self.table.get("rows", [])) > 0:
+        if (
+            offset <= position < offset + len(rows)
+            and len(self.table.get("rows", [])) > 0
+        ):
             return
         start = (position // limit) * limit
         self.table = self._table.page(start, limit, type_filter, text)
@@ -236,13 +269,18 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
             self._set_verification(VerificationSummary(status="off"), None)
         else:
             self._set_verification(VerificationSummary(status="pending"), None)
-        sync_verify = verify is True or (verify == "auto" and len(self._entries) <= SYNC_VERIFY_LIMIT)
+        sync_verify = verify is True or (
+            verify == "auto" and len(self._entries) <= SYNC_VERIFY_LIMIT
+        )
         if sync_verify:
             self._verify()
         later = verify is not False and not sync_verify
         if lazy or later:
             self._verifier = threading.Thread(
-                target=self._background, args=(later, lazy), name="agent-explorer-verify", daemon=True
+                target=self._background,
+                args=(later, lazy),
+                name="agent-explorer-verify",
+                daemon=True,
             )
             self._verifier.start()
 
@@ -251,32 +289,46 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         if lazy and callable(build):
             try:
                 # In chunks: the Timeline holds its lock per build call, and scrubbing must not wait long.
-                for until in range(BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK):
+                for until in range(
+                    BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK
+                ):
                     build(min(until, len(self._entries) - 1))
-            except Exception:  # noqa: BLE001 - the same error will surface (as a frame error) on access
-                pass
+            except Exception as error:  # noqa: BLE001 - it surfaces again (as a frame error) on access
+                self._build_error = error
         if verify:
             self._verify()
 
     def _verify(self) -> None:
         compare_machines, verify_log = api("compare_machines"), api("verify_log")
         try:
-            summary = VerificationSummary.from_report(verify_log(self.machine, self._entries))
+            summary = VerificationSummary.from_report(
+                verify_log(self.machine, self._entries)
+            )
         except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
-            summary = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
+            summary = VerificationSummary(
+                status="error", message=f"{type(error).__name__}: {error}"
+            )
         comparison = None
         if self.compare_with is not None:
             try:
-                result = compare_machines(self.machine, self.compare_with, self._entries)
+                result = compare_machines(
+                    self.machine, self.compare_with, self._entries
+                )
                 comparison = {
                     "index": result.index,
                     "diff": _jsonable([_change(c) for c in (result.diff or [])][:200]),
                 }
             except Exception as error:  # noqa: BLE001
-                comparison = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
+                comparison = {
+                    "index": None,
+                    "diff": [],
+                    "error": f"{type(error).__name__}: {error}",
+                }
         self._set_verification(summary, comparison)
 
-    def _set_verification(self, summary: VerificationSummary, comparison: dict[str, Any] | None) -> None:
+    def _set_verification(
+        self, summary: VerificationSummary, comparison: dict[str, Any] | None
+    ) -> None:
         with self._lock:
             self._frames.verification = summary
             self._table.divergent = summary.divergent
@@ -304,30 +356,48 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
 
     # -- branches ------------------------------------------------------------------------------------------
 
-    def fork(self, at: int | None = None, *, new_thread_id: str | None = None) -> Branch:
+    def fork(
+        self, at: int | None = None, *, new_thread_id: str | None = None
+    ) -> Branch:
         """A branch holding `[0, at)` (default: up to and including the current index).
 
         On a store-backed explorer the fork is `store.fork` onto a new thread; otherwise `fork_event_log`.
         """
         at = self.index + 1 if at is None else at
         branch = Branch.fork(
-            self.machine, self._entries, at, store=self.store, thread_id=self.thread_id, new_thread_id=new_thread_id
+            self.machine,
+            self._entries,
+            at,
+            store=self.store,
+            thread_id=self.thread_id,
+            new_thread_id=new_thread_id,
         )
         self._branches.append(branch)
-        self.marks = {**self.marks, "forks": sorted({*self.marks.get("forks", []), at - 1})}
+        self.marks = {
+            **self.marks,
+            "forks": sorted({*self.marks.get("forks", []), at - 1}),
+        }
         return branch
 
     def compare(self, branch: Branch) -> BranchComparison:
         """First index where this run and `branch` differ, with the state diff there; shown in the widget."""
         result = compare_timelines(
-            self._source, self._entries, branch.source, branch.entries, forked_at=branch.forked_at
+            self._source,
+            self._entries,
+            branch.source,
+            branch.entries,
+            forked_at=branch.forked_at,
         )
         payload = result.to_json()
         payload["diff"] = _jsonable(payload["diff"][:200])
         payload["branch"] = {
             "threadId": branch.thread_id,
             "appended": [
-                {"index": r.index, "type": r.entry.get("event", {}).get("type"), "ignored": r.ignored}
+                {
+                    "index": r.index,
+                    "type": r.entry.get("event", {}).get("type"),
+                    "ignored": r.ignored,
+                }
                 for r in branch.appended[-50:]
             ],
         }
@@ -345,7 +415,11 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
 
 def _change(change: Any) -> dict[str, Any]:
     if isinstance(change, Mapping):
-        return {"path": change.get("path"), "before": change.get("before"), "after": change.get("after")}
+        return {
+            "path": change.get("path"),
+            "before": change.get("before"),
+            "after": change.get("after"),
+        }
     return {
         "path": getattr(change, "path", None),
         "before": getattr(change, "before", None),

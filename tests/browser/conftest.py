@@ -67,12 +67,22 @@ def write_notebook(path: Path, cells: list[str]) -> None:
         "nbformat": 4,
         "nbformat_minor": 5,
         "metadata": {
-            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3",
+                "language": "python",
+            },
             "language_info": {"name": "python"},
         },
         "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "execution_count": None, "outputs": [],
-             "source": source}
+            {
+                "cell_type": "code",
+                "id": f"c{i}",
+                "metadata": {},
+                "execution_count": None,
+                "outputs": [],
+                "source": source,
+            }
             for i, source in enumerate(cells)
         ],
     }
@@ -86,39 +96,69 @@ def lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
     token = secrets.token_hex(16)
     port = _free_port()
     log = root / "jupyter.log"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(EXPLORER_TESTS), os.environ.get("PYTHONPATH", "")])}
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            [str(EXPLORER_TESTS), os.environ.get("PYTHONPATH", "")]
+        ),
+    }
     env["JUPYTER_CONFIG_DIR"] = str(root / ".jupyter")  # no user settings leak in
     env["JUPYTER_RUNTIME_DIR"] = str(root / ".runtime")
     # No "get Jupyter news?" toast over the widgets in screenshots.
     settings = root / ".lab-settings"
-    notification = settings / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    notification = (
+        settings
+        / "@jupyterlab"
+        / "apputils-extension"
+        / "notification.jupyterlab-settings"
+    )
     notification.parent.mkdir(parents=True)
-    notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    notification.write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
     env["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
     command = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={root}", "--LabApp.expose_app_in_browser=True",
-        "--LabApp.news_url=", "--ServerApp.port_retries=0",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.news_url=",
+        "--ServerApp.port_retries=0",
     ]
-    if hasattr(os, "geteuid") and os.geteuid() == 0:  # containers and CI often run as root
+    if (
+        hasattr(os, "geteuid") and os.geteuid() == 0
+    ):  # containers and CI often run as root
         command.append("--allow-root")
     with log.open("wb") as sink:
-        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=root)
+        process = subprocess.Popen(
+            command, stdout=sink, stderr=subprocess.STDOUT, env=env, cwd=root
+        )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
         while True:
             if process.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited early:\n{log.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"jupyter lab exited early:\n{log.read_text()[-3000:]}"
+                )
             try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2) as response:
+                with urllib.request.urlopen(
+                    f"{url}/api/status?token={token}", timeout=2
+                ) as response:
                     if response.status == 200:
                         break
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"jupyter lab did not answer in 90 s:\n{log.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"jupyter lab did not answer in 90 s:\n{log.read_text()[-3000:]}"
+                )
             time.sleep(0.3)
         yield Lab(url=url, token=token, root=root, log=log)
     finally:
@@ -135,7 +175,9 @@ def browser(lab: Lab) -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
         try:
             yield chromium
         finally:
@@ -166,7 +208,9 @@ class NotebookPage:
             }""",
             timeout=90_000,
         )
-        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.evaluate(
+            "() => window.jupyterapp.commands.execute('notebook:run-all-cells')"
+        )
         page.wait_for_function(
             f"() => document.querySelectorAll('.ae-root[data-ready=\"true\"]').length >= {widgets}",
             timeout=90_000,
@@ -202,7 +246,9 @@ class NotebookPage:
 
 @pytest.fixture(scope="module")
 def notebook_page(browser: Any, lab: Lab) -> Iterator[NotebookPage]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1100}, device_scale_factor=1)
+    context = browser.new_context(
+        viewport={"width": 1400, "height": 1100}, device_scale_factor=1
+    )
     try:
         yield NotebookPage(context.new_page(), lab)
     finally:

@@ -59,7 +59,9 @@ def slide_to(root: Any, index: int) -> None:
 def expect_position(root: Any, index: int) -> None:
     from playwright.sync_api import expect
 
-    expect(root.get_by_test_id("position")).to_have_text(re.compile(rf"^index {index} / "), timeout=10_000)
+    expect(root.get_by_test_id("position")).to_have_text(
+        re.compile(rf"^index {index} / "), timeout=10_000
+    )
     expect(root.locator(".ae-value")).to_have_count(1)
     root.page.wait_for_function(
         "([root, i]) => root.querySelector('tr.ae-row.current')?.dataset.index === String(i)",
@@ -68,19 +70,28 @@ def expect_position(root: Any, index: int) -> None:
     )
 
 
-def test_chart_renders_with_the_initial_state_highlighted(nb: NotebookPage, tmp_path: Path) -> None:
+def test_chart_renders_with_the_initial_state_highlighted(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
     root = nb.widget(0)
     svg = root.locator("svg.ae-svg")
     assert svg.count() == 1
-    assert root.locator("svg g.node.state").count() == 6 and root.locator("svg g.cluster").count() == 3
+    assert (
+        root.locator("svg g.node.state").count() == 6
+        and root.locator("svg g.cluster").count() == 3
+    )
     assert active_labels(root) == ["idle"]
-    assert root.locator("svg g.edge.initial.taken").count() == 1  # the root's initial arrow
+    assert (
+        root.locator("svg g.edge.initial.taken").count() == 1
+    )  # the root's initial arrow
     assert root.get_by_test_id("state-value").text_content() == "idle"
     assert root.get_by_test_id("verify-status").text_content() == "verified"
     nb.shot(tmp_path / "initial.png", 0)
 
 
-def test_moving_the_slider_changes_highlight_and_context(nb: NotebookPage, tmp_path: Path) -> None:
+def test_moving_the_slider_changes_highlight_and_context(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
     root = nb.widget(0)
     slide_to(root, 2)
     assert active_labels(root) == ["ok", "writing"]
@@ -128,15 +139,23 @@ def test_arrow_keys_step_the_index_inside_jupyterlab(nb: NotebookPage) -> None:
     expect_position(root, 4)
     page.keyboard.press("End")
     expect_position(root, 8)
-    assert page.evaluate(active_cell) == cell_before, "JupyterLab must not see the arrows"
+    assert page.evaluate(active_cell) == cell_before, (
+        "JupyterLab must not see the arrows"
+    )
 
 
-def test_tampered_log_shows_the_divergence_banner(nb: NotebookPage, tmp_path: Path) -> None:
+def test_tampered_log_shows_the_divergence_banner(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
     root = nb.widget(1)
     banner = root.get_by_test_id("divergence")
     assert banner.is_visible()
     text = str(banner.text_content())
-    assert "Replay diverges at index 4" in text and "NOTE" in text and "4 further divergent entries" in text
+    assert (
+        "Replay diverges at index 4" in text
+        and "NOTE" in text
+        and "4 further divergent entries" in text
+    )
     assert root.get_by_test_id("verify-status").text_content() == "5 divergent"
     assert root.locator(".ae-track .ae-mark.divergent").count() == 1
     nb.shot(tmp_path / "divergence.png", 1)
@@ -146,15 +165,22 @@ def test_tampered_log_shows_the_divergence_banner(nb: NotebookPage, tmp_path: Pa
     assert nb.widget(0).get_by_test_id("divergence").is_hidden()
 
 
-def test_untrusted_payload_shows_as_text_and_no_dialog_fires(nb: NotebookPage, tmp_path: Path) -> None:
+def test_untrusted_payload_shows_as_text_and_no_dialog_fires(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
     root = nb.widget(0)
     root.locator('tr.ae-row[data-index="1"]').click()
     expect_position(root, 1)
-    assert XSS in str(root.locator('tr.ae-row[data-index="1"] td.ae-payload').text_content())
+    assert XSS in str(
+        root.locator('tr.ae-row[data-index="1"] td.ae-payload').text_content()
+    )
     root.locator(".ae-event-json summary").click()
     assert XSS in str(root.get_by_test_id("event-json").text_content())
     assert root.locator(".ae-json").get_by_text(f'"{XSS}"').count() == 1
-    assert root.locator("img").count() == 0 and nb.page.locator(".jp-OutputArea img[src='x']").count() == 0
+    assert (
+        root.locator("img").count() == 0
+        and nb.page.locator(".jp-OutputArea img[src='x']").count() == 0
+    )
     nb.page.wait_for_timeout(300)  # an onerror handler would have fired by now
     assert nb.dialogs == []
     nb.shot(tmp_path / "xss.png", 0)
@@ -163,16 +189,24 @@ def test_untrusted_payload_shows_as_text_and_no_dialog_fires(nb: NotebookPage, t
 def test_dark_theme_is_readable(nb: NotebookPage, tmp_path: Path) -> None:
     root = nb.widget(0)
     light = root.evaluate("el => getComputedStyle(el).backgroundColor")
-    nb.page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})")
+    nb.page.evaluate(
+        "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'})"
+    )
     nb.page.wait_for_function(
         "(before) => getComputedStyle(document.querySelector('.ae-root')).backgroundColor !== before",
         arg=light,
         timeout=20_000,
     )
-    nb.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')", timeout=20_000)
+    nb.page.wait_for_function(
+        "() => !document.querySelector('#jupyterlab-splash')", timeout=20_000
+    )
     dark = root.evaluate("el => getComputedStyle(el).backgroundColor")
     text = root.locator(".ae-title").evaluate("el => getComputedStyle(el).color")
     assert dark != light and text != "rgb(0, 0, 0)"
     nb.shot(tmp_path / "dark.png", 0)
-    nb.page.evaluate("() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})")
-    nb.page.wait_for_function("() => !document.querySelector('#jupyterlab-splash')", timeout=20_000)
+    nb.page.evaluate(
+        "() => window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Light'})"
+    )
+    nb.page.wait_for_function(
+        "() => !document.querySelector('#jupyterlab-splash')", timeout=20_000
+    )

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from sample_run import make_machine, sample_run  # noqa: E402
+from sample_run import make_machine, sample_run
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,14 @@ XSS = "<img src=x onerror=alert(1)>"
 def make_machine(version: str = "1", *, step: int = 1) -> Any:
     """idle -(START)-> working (parallel: draft / monitor) -(APPROVE)-> done; NOTE and TICK count."""
     bump = assign({"n": lambda context, event, params: context["n"] + step})
-    remember = assign({"notes": lambda context, event, params: [*context["notes"], event.get("text")][-5:]})
+    remember = assign(
+        {
+            "notes": lambda context, event, params: [
+                *context["notes"],
+                event.get("text"),
+            ][-5:]
+        }
+    )
     return setup(
         guards={"hasText": lambda context, event, params: bool(event.get("text", "x"))},
         actions={"bump": bump, "remember": remember},
@@ -27,12 +34,19 @@ def make_machine(version: str = "1", *, step: int = 1) -> Any:
         {
             "id": "agent",
             "version": version,
-            "context": {"n": 0, "notes": [], "owner": {"name": "ada", "role": "reviewer"}},
+            "context": {
+                "n": 0,
+                "notes": [],
+                "owner": {"name": "ada", "role": "reviewer"},
+            },
             "initial": "idle",
             "states": {
                 "idle": {
                     "tags": ["waiting"],
-                    "on": {"START": "working", "NOTE": {"actions": ["bump", "remember"]}},
+                    "on": {
+                        "START": "working",
+                        "NOTE": {"actions": ["bump", "remember"]},
+                    },
                 },
                 "working": {
                     "type": "parallel",
@@ -43,10 +57,17 @@ def make_machine(version: str = "1", *, step: int = 1) -> Any:
                             "states": {
                                 "writing": {
                                     "tags": ["busy"],
-                                    "on": {"DONE": {"target": "review", "guard": "hasText"}},
+                                    "on": {
+                                        "DONE": {"target": "review", "guard": "hasText"}
+                                    },
                                     "after": {500: "review"},
                                 },
-                                "review": {"on": {"APPROVE": "#agent.done", "REVISE": "writing"}},
+                                "review": {
+                                    "on": {
+                                        "APPROVE": "#agent.done",
+                                        "REVISE": "writing",
+                                    }
+                                },
                                 "hist": {"type": "history", "history": "deep"},
                             },
                         },
@@ -69,11 +90,17 @@ def _clock(start: datetime) -> Iterator[datetime]:
         moment += timedelta(milliseconds=250)
 
 
-def record(machine: Any, events: list[dict[str, Any]], *, hash_every: int = 1) -> list[dict[str, Any]]:
+def record(
+    machine: Any, events: list[dict[str, Any]], *, hash_every: int = 1
+) -> list[dict[str, Any]]:
     """Fold `events` live and journal each as an entry (usage records pass through, as the runtime does)."""
     init_entry, create_replay_entry = api("init_entry"), api("create_replay_entry")
     ticks = _clock(datetime(2026, 1, 2, 9, 30, tzinfo=UTC))
-    entries = [init_entry(machine, now=lambda: next(ticks), id="e0", metadata={"executionId": "run-1"})]
+    entries = [
+        init_entry(
+            machine, now=lambda: next(ticks), id="e0", metadata={"executionId": "run-1"}
+        )
+    ]
     snapshot, _ = initial_transition(machine)
     for i, event in enumerate(events, start=1):
         if event["type"] != "@agent.usage":
@@ -83,7 +110,9 @@ def record(machine: Any, events: list[dict[str, Any]], *, hash_every: int = 1) -
                 machine,
                 event,
                 i,
-                snapshot_after=snapshot if i % hash_every == 0 or i == len(events) else None,
+                snapshot_after=snapshot
+                if i % hash_every == 0 or i == len(events)
+                else None,
                 causation_id=f"e{i - 1}" if event["type"] == "@agent.usage" else None,
                 now=lambda: next(ticks),
                 id=f"e{i}",
@@ -97,12 +126,19 @@ def usage(i: int, model: str = "small", tokens: int = 30) -> dict[str, Any]:
         "type": "@agent.usage",
         "requestId": f"req-{i}",
         "model": model,
-        "usage": {"inputTokens": tokens - 10, "outputTokens": 10, "totalTokens": tokens},
+        "usage": {
+            "inputTokens": tokens - 10,
+            "outputTokens": 10,
+            "totalTokens": tokens,
+        },
     }
 
 
 SAMPLE_EVENTS: list[dict[str, Any]] = [
-    {"type": "NOTE", "text": XSS},  # 1: idle, n=1, the payload a browser must show as text
+    {
+        "type": "NOTE",
+        "text": XSS,
+    },  # 1: idle, n=1, the payload a browser must show as text
     {"type": "START"},  # 2: -> working
     usage(3, "small", 40),  # 3
     {"type": "TICK"},  # 4: n=2
@@ -135,7 +171,9 @@ def long_events(n: int) -> list[dict[str, Any]]:
     return out
 
 
-def tamper(entries: list[dict[str, Any]], index: int, **event_changes: Any) -> list[dict[str, Any]]:
+def tamper(
+    entries: list[dict[str, Any]], index: int, **event_changes: Any
+) -> list[dict[str, Any]]:
     """A copy of the log with entry `index`'s event edited in place (its recorded hash left as it was)."""
     out = [dict(e) for e in entries]
     out[index] = {**out[index], "event": {**out[index]["event"], **event_changes}}

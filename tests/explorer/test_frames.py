@@ -2,18 +2,32 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from agent_explorer.explorer.frames import UsageIndex, VerificationSummary, path_segments, value_text
+from agent_explorer.explorer.frames import (
+    UsageIndex,
+    VerificationSummary,
+    path_segments,
+    value_text,
+)
 
 
 def usage_entry(i: int, model: str, **usage: Any) -> dict[str, Any]:
-    return {"id": f"e{i}", "index": i, "event": {"type": "@agent.usage", "requestId": f"r{i}", "model": model,
-                                                  "usage": usage}}
+    return {
+        "id": f"e{i}",
+        "index": i,
+        "event": {
+            "type": "@agent.usage",
+            "requestId": f"r{i}",
+            "model": model,
+            "usage": usage,
+        },
+    }
 
 
 def naive_totals(entries: list[dict[str, Any]], upto: int) -> dict[str, Any]:
@@ -36,13 +50,20 @@ def naive_totals(entries: list[dict[str, Any]], upto: int) -> dict[str, Any]:
 
 def random_log(seed: int, n: int = 300) -> list[dict[str, Any]]:
     rng = random.Random(seed)
-    out: list[dict[str, Any]] = [{"id": "e0", "index": 0, "event": {"type": "@agent.init"}}]
+    out: list[dict[str, Any]] = [
+        {"id": "e0", "index": 0, "event": {"type": "@agent.init"}}
+    ]
     for i in range(1, n):
         if rng.random() < 0.3:
-            fields = {"inputTokens": rng.randint(0, 50), "outputTokens": rng.randint(0, 50)}
+            fields = {
+                "inputTokens": rng.randint(0, 50),
+                "outputTokens": rng.randint(0, 50),
+            }
             fields["totalTokens"] = fields["inputTokens"] + fields["outputTokens"]
             if rng.random() < 0.2:
-                fields["cost"] = rng.random() / 100  # a key that appears late and only sometimes
+                fields["cost"] = (
+                    rng.random() / 100
+                )  # a key that appears late and only sometimes
             if rng.random() < 0.1:
                 fields["note"] = "not a number"
             out.append(usage_entry(i, rng.choice(["small", "large"]), **fields))
@@ -88,7 +109,7 @@ def test_usage_series_is_down_sampled_and_ends_at_the_last_record() -> None:
     series = UsageIndex(entries).series(max_points=100)
     assert len(series) <= 101
     assert series[-1] == [4999, 5000]
-    assert all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(series, series[1:], strict=False))
+    assert all(a[0] < b[0] and a[1] <= b[1] for a, b in itertools.pairwise(series))
     assert UsageIndex([]).series() == [] and UsageIndex([]).totals_at(10) == {}
 
 
@@ -111,7 +132,10 @@ def test_path_segments(path: Any, segments: list[Any]) -> None:
     [
         ("idle", "idle"),
         ({"working": "drafting"}, "working.drafting"),
-        ({"working": {"draft": "writing", "monitor": "ok"}}, "working.(draft.writing | monitor.ok)"),
+        (
+            {"working": {"draft": "writing", "monitor": "ok"}},
+            "working.(draft.writing | monitor.ok)",
+        ),
         ({"a": {}}, "a"),
     ],
 )
@@ -120,17 +144,36 @@ def test_value_text(value: Any, text: str) -> None:
 
 
 def test_verification_summary_from_a_report() -> None:
-    divergence = SimpleNamespace(index=5, event_id="e5", event={"type": "GO"}, kind="state",
-                                 expected_hash="aa", actual_hash="bb")
-    report = SimpleNamespace(ok=False, first_divergence=5, divergent_indices=[5, 6, 7, 9, 12, 13],
-                             divergences=[divergence])
+    divergence = SimpleNamespace(
+        index=5,
+        event_id="e5",
+        event={"type": "GO"},
+        kind="state",
+        expected_hash="aa",
+        actual_hash="bb",
+    )
+    report = SimpleNamespace(
+        ok=False,
+        first_divergence=5,
+        divergent_indices=[5, 6, 7, 9, 12, 13],
+        divergences=[divergence],
+    )
     summary = VerificationSummary.from_report(report)
     assert summary.status == "diverged" and summary.first == 5 and summary.count == 6
     assert summary.ranges() == [[5, 7], [9, 9], [12, 13]]
     assert summary.ranges(cap=2) == [[5, 7], [9, 9]]
     payload = summary.to_json()
-    assert payload["detail"] == {"index": 5, "eventId": "e5", "event": {"type": "GO"}, "kind": "state",
-                                 "expectedHash": "aa", "actualHash": "bb"}
-    ok = VerificationSummary.from_report(SimpleNamespace(ok=True, first_divergence=None, divergent_indices=[],
-                                                         divergences=[]))
+    assert payload["detail"] == {
+        "index": 5,
+        "eventId": "e5",
+        "event": {"type": "GO"},
+        "kind": "state",
+        "expectedHash": "aa",
+        "actualHash": "bb",
+    }
+    ok = VerificationSummary.from_report(
+        SimpleNamespace(
+            ok=True, first_divergence=None, divergent_indices=[], divergences=[]
+        )
+    )
     assert ok.status == "ok" and ok.to_json()["ranges"] == []

@@ -35,12 +35,22 @@ def test_every_state_and_transition_gets_an_svg_id(definition: dict[str, Any]) -
     state_ids = {node["id"] for node in iter_nodes(definition)}
     assert set(graph.nodes) == state_ids
     transition_ids = {t["id"] for t in iter_transitions(definition)}
-    initial = {"#initial", "#agent.working.draft:initial", "#agent.working.monitor:initial"}
+    initial = {
+        "#initial",
+        "#agent.working.draft:initial",
+        "#agent.working.monitor:initial",
+    }
     assert set(graph.edges) == transition_ids | initial
-    svg_ids = list(graph.nodes.values()) + [i for ids in graph.edges.values() for i in ids]
+    svg_ids = list(graph.nodes.values()) + [
+        i for ids in graph.edges.values() for i in ids
+    ]
     assert len(svg_ids) == len(set(svg_ids)), "svg ids must be unique"
     for svg_id in svg_ids:
-        assert svg_id.startswith("t-") and f'id="{svg_id}"' in graph.dot or svg_id == "t-root"
+        assert (
+            svg_id.startswith("t-")
+            and f'id="{svg_id}"' in graph.dot
+            or svg_id == "t-root"
+        )
 
 
 def test_structure_clusters_regions_markers(definition: dict[str, Any]) -> None:
@@ -70,18 +80,34 @@ def test_structure_clusters_regions_markers(definition: dict[str, Any]) -> None:
         ({"eventType": "xstate.done.actor.writer"}, "done: writer"),
         ({"eventType": "xstate.error.actor.writer"}, "error: writer"),
         (
-            {"eventType": "GO", "guard": {"type": "xstate.not", "params": {"guard": {"type": "busy"}}}},
+            {
+                "eventType": "GO",
+                "guard": {"type": "xstate.not", "params": {"guard": {"type": "busy"}}},
+            },
             "GO [!busy]",
         ),
         (
             {
                 "eventType": "GO",
-                "guard": {"type": "xstate.or", "params": {"guards": [{"type": "a"}, {"type": "b"}]}},
+                "guard": {
+                    "type": "xstate.or",
+                    "params": {"guards": [{"type": "a"}, {"type": "b"}]},
+                },
             },
             "GO [(a || b)]",
         ),
     ],
-    ids=["event", "guard", "after-ms", "after-named", "always", "done", "error", "not", "or"],
+    ids=[
+        "event",
+        "guard",
+        "after-ms",
+        "after-named",
+        "always",
+        "done",
+        "error",
+        "not",
+        "or",
+    ],
 )
 def test_transition_labels(transition: dict[str, Any], label: str) -> None:
     assert transition_label(transition) == label
@@ -106,7 +132,9 @@ def test_transition_labels(transition: dict[str, Any], label: str) -> None:
     ],
     ids=["atomic", "parallel", "unknown"],
 )
-def test_active_state_ids(definition: dict[str, Any], value: Any, expected: list[str]) -> None:
+def test_active_state_ids(
+    definition: dict[str, Any], value: Any, expected: list[str]
+) -> None:
     assert active_state_ids(definition, value) == expected
 
 
@@ -139,9 +167,14 @@ def test_hostile_names_stay_quoted_text_in_dot(definition: dict[str, Any]) -> No
 
 
 @pytest.mark.node
-def test_hostile_names_render_as_escaped_svg_text(definition: dict[str, Any], tmp_path: Path) -> None:
+def test_hostile_names_render_as_escaped_svg_text(
+    definition: dict[str, Any], tmp_path: Path
+) -> None:
     """Real Graphviz (viz-js WebAssembly, as in the browser) lays the DOT out; labels come back as text."""
-    if shutil.which("node") is None or not (JS_DIR / "node_modules" / "@viz-js" / "viz").exists():
+    if (
+        shutil.which("node") is None
+        or not (JS_DIR / "node_modules" / "@viz-js" / "viz").exists()
+    ):
         pytest.skip("node or js/node_modules missing (run `npm ci` in js/)")
     graph = build_graph(hostile(definition), token="t")
     dot_file = tmp_path / "g.dot"
@@ -164,7 +197,9 @@ def test_hostile_names_render_as_escaped_svg_text(definition: dict[str, Any], tm
     svg = result["output"]
     assert "&lt;img src=x onerror=alert(1)&gt;" in svg
     assert "<img" not in svg
-    assert "<title>evil</title>" not in svg  # no node was smuggled in through the guard name
+    assert (
+        "<title>evil</title>" not in svg
+    )  # no node was smuggled in through the guard name
     for svg_id in graph.nodes.values():
         if svg_id != "t-root":
             assert f'id="{svg_id.replace("-", "&#45;")}"' in svg

@@ -10,8 +10,16 @@ from agent_explorer.explorer.table import MAX_PAGE, EventTable
 
 
 def entry(i: int, event: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"schemaVersion": 1, "id": f"e{i}", "index": i, "recordedAt": f"2026-01-01T00:00:{i % 60:02d}.000Z",
-            "machineId": "m", "machineVersion": "1", "event": event, **extra}
+    return {
+        "schemaVersion": 1,
+        "id": f"e{i}",
+        "index": i,
+        "recordedAt": f"2026-01-01T00:00:{i % 60:02d}.000Z",
+        "machineId": "m",
+        "machineVersion": "1",
+        "event": event,
+        **extra,
+    }
 
 
 @pytest.fixture
@@ -19,9 +27,22 @@ def entries() -> list[dict[str, Any]]:
     out = [entry(0, {"type": "@agent.init", "input": {}})]
     for i in range(1, 1000):
         if i % 10 == 0:
-            out.append(entry(i, {"type": "@agent.usage", "model": "m1", "usage": {"totalTokens": i}}))
+            out.append(
+                entry(
+                    i,
+                    {
+                        "type": "@agent.usage",
+                        "model": "m1",
+                        "usage": {"totalTokens": i},
+                    },
+                )
+            )
         elif i % 3 == 0:
-            out.append(entry(i, {"type": "NOTE", "text": f"refund #{i}"}, causationId=f"e{i - 1}"))
+            out.append(
+                entry(
+                    i, {"type": "NOTE", "text": f"refund #{i}"}, causationId=f"e{i - 1}"
+                )
+            )
         else:
             out.append(entry(i, {"type": "TICK"}))
     return out
@@ -41,21 +62,38 @@ def test_rows_carry_what_the_table_shows(entries: list[dict[str, Any]]) -> None:
     table = EventTable(entries)
     table.divergent = frozenset({3})
     rows = {r["index"]: r for r in table.page(0, 20)["rows"]}
-    assert rows[3] == {"index": 3, "id": "e3", "type": "NOTE", "recordedAt": "2026-01-01T00:00:03.000Z",
-                       "causationId": "e2", "usage": None, "summary": '{"text":"refund #3"}', "divergent": True}
+    assert rows[3] == {
+        "index": 3,
+        "id": "e3",
+        "type": "NOTE",
+        "recordedAt": "2026-01-01T00:00:03.000Z",
+        "causationId": "e2",
+        "usage": None,
+        "summary": '{"text":"refund #3"}',
+        "divergent": True,
+    }
     assert rows[10]["usage"] == 10 and rows[1]["summary"] == ""
 
 
 def test_filter_by_type_and_text(entries: list[dict[str, Any]]) -> None:
     table = EventTable(entries)
     usage = table.page(0, 500, type_filter="@agent.usage")
-    assert usage["total"] == 99 and all(r["type"] == "@agent.usage" for r in usage["rows"])
+    assert usage["total"] == 99 and all(
+        r["type"] == "@agent.usage" for r in usage["rows"]
+    )
     hits = table.page(0, 500, text="REFUND #33")
-    assert [r["index"] for r in hits["rows"]] == [33, 333, 336, 339]  # case-insensitive substring
+    assert [r["index"] for r in hits["rows"]] == [
+        33,
+        333,
+        336,
+        339,
+    ]  # case-insensitive substring
     both = table.page(0, 500, type_filter="TICK", text="refund")
     assert both["total"] == 0 and both["rows"] == []
     assert table.types()[0][0] == "TICK"
-    assert dict(map(tuple, table.types()))["NOTE"] == sum(1 for e in entries if e["event"]["type"] == "NOTE")
+    assert dict(map(tuple, table.types()))["NOTE"] == sum(
+        1 for e in entries if e["event"]["type"] == "NOTE"
+    )
 
 
 def test_position_of_follows_filters(entries: list[dict[str, Any]]) -> None:
@@ -65,14 +103,18 @@ def test_position_of_follows_filters(entries: list[dict[str, Any]]) -> None:
     assert table.position_of(21, type_filter="@agent.usage") is None
 
 
-def test_cached_filter_extends_when_the_log_grows(entries: list[dict[str, Any]]) -> None:
+def test_cached_filter_extends_when_the_log_grows(
+    entries: list[dict[str, Any]],
+) -> None:
     table = EventTable(entries)
     notes = sum(1 for e in entries if e["event"]["type"] == "NOTE")
     assert table.page(0, 10, type_filter="NOTE")["total"] == notes
     entries.append(entry(1000, {"type": "NOTE", "text": "late"}))
     page = table.page(0, 500, type_filter="NOTE", text="")
     assert page["total"] == notes + 1 and page["rows"][-1]["index"] == 1000
-    assert [r["index"] for r in table.page(notes, 10, type_filter="NOTE")["rows"]] == [1000]
+    assert [r["index"] for r in table.page(notes, 10, type_filter="NOTE")["rows"]] == [
+        1000
+    ]
     assert ["NOTE", notes + 1] in table.types()
 
 

@@ -7,17 +7,28 @@ import json
 from typing import Any
 
 import pytest
+from sample_run import XSS, long_events, make_machine, record, tamper
 
 from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
 from agent_explorer.explorer import Explorer, frames, widget
 from agent_explorer.explorer.frames import api
-from sample_run import XSS, long_events, make_machine, record, tamper
 
 
 def synced_state(ex: Explorer) -> dict[str, Any]:
     """What the browser receives: every synced trait must be plain JSON."""
-    names = ("index", "length", "info", "graph", "frame", "table", "table_types", "verification", "comparison",
-             "usage_series", "marks")
+    names = (
+        "index",
+        "length",
+        "info",
+        "graph",
+        "frame",
+        "table",
+        "table_types",
+        "verification",
+        "comparison",
+        "usage_series",
+        "marks",
+    )
     assert set(names) <= set(ex.keys)
     state = {name: getattr(ex, name) for name in names}
     return json.loads(json.dumps(state, allow_nan=False))
@@ -30,23 +41,36 @@ def test_opens_at_the_init_entry(machine: Any, entries: list[dict[str, Any]]) ->
     assert frame["valueText"] == "idle" and frame["active"] == ["agent", "agent.idle"]
     assert frame["tags"] == ["waiting"] and frame["status"] == "active"
     assert frame["context"]["n"] == 0 and frame["changed"] == []
-    assert frame["taken"] == ["#initial"] and "#initial" in ex.graph["edges"]  # the initial arrow lights up
+    assert (
+        frame["taken"] == ["#initial"] and "#initial" in ex.graph["edges"]
+    )  # the initial arrow lights up
     assert frame["hash"]["ok"] is True
-    assert set(ex.graph["nodes"]) >= {"agent.idle", "agent.working.draft.writing", "agent.done"}
+    assert set(ex.graph["nodes"]) >= {
+        "agent.idle",
+        "agent.working.draft.writing",
+        "agent.done",
+    }
     assert ex.verification["status"] == "ok"
     assert ex.entry["event"]["type"] == "@agent.init" and ex.snapshot.value == "idle"
     synced_state(ex)
 
 
-def test_moving_the_index_rebuilds_the_frame(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_moving_the_index_rebuilds_the_frame(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     ex.index = 2
     frame = ex.frame
     assert frame["index"] == 2 and frame["entry"]["type"] == "START"
     assert frame["valueText"] == "working.(draft.writing | monitor.ok)"
-    assert "agent.working.draft.writing" in frame["active"] and "agent.idle" not in frame["active"]
+    assert (
+        "agent.working.draft.writing" in frame["active"]
+        and "agent.idle" not in frame["active"]
+    )
     assert frame["taken"] == ["#agent.idle:on:START:0"]
-    assert frame["taken"][0] in ex.graph["edges"], "the taken transition must be drawable"
+    assert frame["taken"][0] in ex.graph["edges"], (
+        "the taken transition must be drawable"
+    )
     assert ex.snapshot.matches({"working": {"draft": "writing"}})
     # entering `writing` arms its 500 ms timer: the host owes that delay until DONE leaves the state
     assert [(e["kind"], e["site"]) for e in frame["effects"]] == [
@@ -57,19 +81,29 @@ def test_moving_the_index_rebuilds_the_frame(machine: Any, entries: list[dict[st
     ex.index = 2
     ex.index = 1
     assert ex.frame["changed"] == [["context", "n"], ["context", "notes", 0]]
-    assert ex.frame["context"]["notes"] == [XSS]  # data stays data; the browser draws it as text
+    assert ex.frame["context"]["notes"] == [
+        XSS
+    ]  # data stays data; the browser draws it as text
     assert XSS in ex.frame["entry"]["eventText"]
 
 
-def test_index_is_clamped_into_the_log(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_index_is_clamped_into_the_log(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     ex.index = 10_000
-    assert ex.index == 8 and ex.frame["valueText"] == "done" and ex.frame["status"] == "done"
+    assert (
+        ex.index == 8
+        and ex.frame["valueText"] == "done"
+        and ex.frame["status"] == "done"
+    )
     ex.index = -3
     assert ex.index == 0
 
 
-def test_usage_is_cumulative_up_to_the_index(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_usage_is_cumulative_up_to_the_index(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     ex.index = 2
     assert ex.frame["usage"] == {}
@@ -82,33 +116,54 @@ def test_usage_is_cumulative_up_to_the_index(machine: Any, entries: list[dict[st
     assert ex.usage(at=3) == ex.usage(at=5) and ex.usage_series == [[3, 40], [6, 160]]
 
 
-def test_table_window_follows_the_cursor_and_answers_page_requests(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_table_window_follows_the_cursor_and_answers_page_requests(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries, page_size=3)
     assert [r["index"] for r in ex.table["rows"]] == [0, 1, 2]
     ex.index = 7
     assert [r["index"] for r in ex.table["rows"]] == [6, 7, 8]
-    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 50, "type": "NOTE", "text": ""}, [])
+    ex._on_message(
+        ex, {"kind": "table", "offset": 0, "limit": 50, "type": "NOTE", "text": ""}, []
+    )
     assert [r["index"] for r in ex.table["rows"]] == [1, 7] and ex.table["total"] == 2
-    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 50, "type": "", "text": "onerror"}, [])
+    ex._on_message(
+        ex,
+        {"kind": "table", "offset": 0, "limit": 50, "type": "", "text": "onerror"},
+        [],
+    )
     assert [r["index"] for r in ex.table["rows"]] == [1]
     ex._on_message(ex, {"kind": "unknown"}, [])  # ignored, not an error
     assert ex.table["total"] == 1
 
 
-def test_tampered_log_reports_the_first_divergence(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_tampered_log_reports_the_first_divergence(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     bad = tamper(entries, 4, type="NOTE", text="edited")
     ex = Explorer(machine, bad)
     v = ex.verification
-    assert v["status"] == "diverged" and v["first"] == 4 and v["count"] == 5 and v["ranges"] == [[4, 8]]
+    assert (
+        v["status"] == "diverged"
+        and v["first"] == 4
+        and v["count"] == 5
+        and v["ranges"] == [[4, 8]]
+    )
     assert v["detail"]["eventId"] == "e4" and v["detail"]["event"]["type"] == "NOTE"
-    assert v["detail"]["expectedHash"] == bad[4]["verification"]["stateHash"] != v["detail"]["actualHash"]
+    assert (
+        v["detail"]["expectedHash"]
+        == bad[4]["verification"]["stateHash"]
+        != v["detail"]["actualHash"]
+    )
     assert ex.first_divergence == 4
     assert {r["index"]: r["divergent"] for r in ex.table["rows"]}[4] is True
     ex.index = 4
     assert ex.frame["hash"]["ok"] is False
 
 
-def test_compare_with_an_other_machine_shows_where_they_part(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_compare_with_an_other_machine_shows_where_they_part(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     bad = tamper(entries, 4, type="NOTE", text="edited")
     ex = Explorer(machine, bad, compare_with=make_machine("2", step=2))
     machines = ex.verification["machines"]
@@ -117,8 +172,12 @@ def test_compare_with_an_other_machine_shows_where_they_part(machine: Any, entri
     assert machines["diff"][0]["before"] == 1 and machines["diff"][0]["after"] == 2
 
 
-def test_background_verification_lands_later(machine: Any, entries: list[dict[str, Any]]) -> None:
-    ex = Explorer(machine, tamper(entries, 2, type="NOTE", text="y"), verify="background")
+def test_background_verification_lands_later(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
+    ex = Explorer(
+        machine, tamper(entries, 2, type="NOTE", text="y"), verify="background"
+    )
     assert ex.wait_verified(timeout=30)["status"] == "diverged"
     assert ex.verification["first"] == 2
     off = Explorer(machine, entries, verify=False)
@@ -161,7 +220,9 @@ async def test_in_a_running_loop_only_the_newest_index_is_built(
 def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> None:
     ex = Explorer(machine, entries)
     branch = ex.fork(at=5)
-    assert len(branch) == 5 and branch.entries == entries[:5] and ex.marks["forks"] == [4]
+    assert (
+        len(branch) == 5 and branch.entries == entries[:5] and ex.marks["forks"] == [4]
+    )
     moved = branch.append({"type": "CANCEL"})
     assert not moved.ignored and moved.value == "idle" and moved.index == 5
     assert moved.entry["verification"]["stateHash"] == moved.state_hash
@@ -172,7 +233,10 @@ def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> Non
     result = ex.compare(branch)
     assert result.index == 5 and result.forked_at == 5
     assert ("value",) in {tuple(c["path"]) for c in result.diff}
-    assert ex.comparison["index"] == 5 and ex.comparison["branch"]["appended"][-1]["ignored"] is True
+    assert (
+        ex.comparison["index"] == 5
+        and ex.comparison["branch"]["appended"][-1]["ignored"] is True
+    )
     same = ex.fork(at=9)
     assert ex.compare(same).index is None
 
@@ -182,14 +246,18 @@ def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> Non
     [{"type": "@agent.init"}, {"type": 3}, {"text": "no type"}, "START", {"type": ""}],
     ids=["reserved", "non-string", "missing", "not-a-dict", "empty"],
 )
-def test_append_refuses_bad_events(machine: Any, entries: list[dict[str, Any]], event: Any) -> None:
+def test_append_refuses_bad_events(
+    machine: Any, entries: list[dict[str, Any]], event: Any
+) -> None:
     branch = Explorer(machine, entries).fork(at=3)
     with pytest.raises(AgentInvalidEventPayloadError):
         branch.append(event)
     assert len(branch) == 3
 
 
-def test_fork_index_must_keep_the_init_entry(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_fork_index_must_keep_the_init_entry(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     for at in (0, 10, -1):
         with pytest.raises(AgentError) as caught:
@@ -213,7 +281,9 @@ def _load(store: Any, thread: str, entries: list[dict[str, Any]]) -> None:
     asyncio.run(store.append(thread_id=thread, expected_index=0, entries=entries))
 
 
-def test_from_store_and_fork_through_the_store(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_from_store_and_fork_through_the_store(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     store = _store()
     _load(store, "t1", entries)
     ex = Explorer.from_store(store, "t1", machine)
@@ -221,11 +291,18 @@ def test_from_store_and_fork_through_the_store(machine: Any, entries: list[dict[
     branch = ex.fork(at=3, new_thread_id="t1-what-if")
     branch.append({"type": "CANCEL"})
     stored = asyncio.run(store.read("t1-what-if"))
-    assert [e["event"]["type"] for e in stored] == ["@agent.init", "NOTE", "START", "CANCEL"]
+    assert [e["event"]["type"] for e in stored] == [
+        "@agent.init",
+        "NOTE",
+        "START",
+        "CANCEL",
+    ]
     assert asyncio.run(store.length("t1")) == 9
 
 
-async def test_from_store_inside_a_running_event_loop(machine: Any, entries: list[dict[str, Any]]) -> None:
+async def test_from_store_inside_a_running_event_loop(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     """A notebook cell runs inside the kernel's loop: from_store must not call asyncio.run on it."""
     store = _store()
     await store.append(thread_id="t2", expected_index=0, entries=entries)
