@@ -84,7 +84,7 @@ def find_machine_ref(machine: Any) -> str | None:
 class _Journal:
     """The run's log: accepts entries in order and writes each at its own index, in the background.
 
-    Without a store, `on_event` observes each accepted entry synchronously. With one, writes are
+    `on_event` observes each accepted entry synchronously (with or without a store). Writes are
     chained so entry i+1 is appended only after entry i landed; `flush()` is the write-ahead fence
     awaited before any call starts. A failed write sets `failure` and wakes the run.
     """
@@ -113,9 +113,9 @@ class _Journal:
 
     def accept(self, entry: dict[str, Any]) -> None:
         self.entries.append(entry)
+        if self.on_event is not None:
+            self.on_event(entry)  # the observer seam: synchronous, at acceptance, never awaited
         if self.store is None:
-            if self.on_event is not None:
-                self.on_event(entry)
             self.durable = len(self.entries)
             return
         previous = self._tail
@@ -135,8 +135,6 @@ class _Journal:
             self._wake()
             return
         self.durable = max(self.durable, entry["index"] + 1)
-        if self.on_event is not None:
-            self.on_event(entry)
 
     async def flush(self) -> bool:
         """Wait for every accepted entry to be durable; False when a write failed."""
@@ -228,6 +226,9 @@ class _Run:
         from ..log.entries import create_replay_entry
 
         assert self.journal is not None
+        if not self.journaling:
+            # No log at all (the initial state is not JSON): nothing is hashed, nothing recorded.
+            return {"event": dict(event), "causationId": causation_id}
         entry = create_replay_entry(
             self.machine,
             event,
@@ -237,8 +238,7 @@ class _Run:
             now=self.now,
             id=self.ids() if self.ids is not None else None,
         )
-        if self.journaling:
-            self.journal.accept(entry)
+        self.journal.accept(entry)
         return entry
 
     def fold(self, event: dict[str, Any], causation_id: str | None) -> list[AgentEffect]:

@@ -336,3 +336,19 @@ race_machine = setup_agent(actors={"slow": from_promise(_slow)}).create_machine(
         },
     }
 )
+
+# -- an initial state JSON cannot hold (a set in context) ----------------------------------------
+
+unjsonable_machine = setup_agent(
+    actors={"draft": create_text_logic(prompt="say hi")},
+).create_machine(
+    {
+        "id": "unjsonable",
+        "context": lambda input: {"tags": {"a", "b"}},
+        "initial": "drafting",
+        "states": {
+            "drafting": {"invoke": {"src": "draft", "id": "draft", "onDone": "done"}},
+            "done": {"type": "final"},
+        },
+    }
+)

@@ -115,3 +115,21 @@ async def test_the_executor_protocol_can_be_a_dict_of_plain_functions() -> None:
     assert usage == {"type": "@agent.usage", "requestId": "draft#1", "model": "echo-1", "usage": {"totalTokens": 2}}
     with pytest.raises(AgentError):
         await run_agent(approval_machine, timers="never")  # type: ignore[arg-type]
+
+
+async def test_an_initial_state_json_cannot_hold_produces_no_log_at_all(store: Any) -> None:
+    from .machines import unjsonable_machine
+
+    seen: list[Any] = []
+    model = ScriptedModel(["hi"])
+    result = await run_agent(unjsonable_machine, store=store, thread_id="t", executors=model, on_event=seen.append)
+    assert result.status == "done"  # the run itself still runs
+    assert result.events == [] and seen == [] and await store.length("t") == 0
+    assert [c.request_id for c in model.calls] == ["draft#1"]
+
+
+async def test_on_event_fires_at_acceptance_with_a_store_too(store: Any) -> None:
+    seen: list[Any] = []
+    result = await run_agent(approval_machine, input={"q": "x"}, store=store, thread_id="t",
+                             executors=ScriptedModel(["r"], usage=USAGE), on_event=seen.append)
+    assert seen == result.events == await store.read("t")
