@@ -272,8 +272,25 @@ function render({ model, el }) {
       c.index === null || c.index === undefined
         ? h("div", {}, `The branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and this run (${formatNumber(c.lengthA)} entries) reach the same states.`)
         : h("div", {}, `This run (${formatNumber(c.lengthA)} entries) and the branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < (model.get("length") || 0) ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+    const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
+    const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
+    const lane = (label, length, testid) =>
+      h(
+        "div",
+        { class: "ae-lane", "data-testid": testid },
+        h("span", { class: "ae-lane-label" }, label),
+        h(
+          "div",
+          { class: "ae-lane-track" },
+          h("span", { class: "ae-lane-bar", style: `width:${pct(length)}` }),
+          c.forkedAt !== null && c.forkedAt !== undefined ? h("span", { class: "ae-lane-mark fork", style: `left:${pct(c.forkedAt)}`, title: `fork: entries before ${c.forkedAt} are shared` }) : null,
+          c.index !== null && c.index !== undefined ? h("span", { class: "ae-lane-mark diff", style: `left:${pct(c.index)}`, title: `first difference: ${c.index}` }) : null,
+        ),
+        h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(length)} entries`),
+      );
+    const lanes = h("div", { class: "ae-lanes" }, lane("this run", c.lengthA || 0, "lane-run"), lane("branch", c.lengthB || 0, "lane-branch"));
     const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
-    replace(comparePanel, head, summary, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
+    replace(comparePanel, head, summary, lanes, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
   }
 
   // -- wire up ---------------------------------------------------------------------------------------

@@ -210,3 +210,34 @@ def test_dark_theme_is_readable(nb: NotebookPage, tmp_path: Path) -> None:
     nb.page.wait_for_function(
         "() => !document.querySelector('#jupyterlab-splash')", timeout=20_000
     )
+
+
+def test_play_runs_to_the_end(nb: NotebookPage) -> None:
+    root = nb.widget(0)
+    nb.kernel("ex.index = 0")
+    expect_position(root, 0)
+    root.locator("select[aria-label='Playback speed']").select_option("50")
+    root.get_by_test_id("play").click()
+    expect_position(root, 8)
+    assert nb.kernel("print(ex.index)").strip() == "8"
+
+
+def test_fork_and_compare_show_both_timelines(nb: NotebookPage, tmp_path: Path) -> None:
+    root = nb.widget(0)
+    out = nb.kernel(
+        "b = ex.fork(at=5)\n"
+        "print(b.append({'type': 'CANCEL'}).ignored, b.append({'type': 'APPROVE'}).ignored)\n"
+        "print(ex.compare(b).index)"
+    )
+    assert out.split() == ["False", "True", "5"]
+    panel = root.get_by_test_id("compare")
+    panel.wait_for(state="visible", timeout=10_000)
+    text = str(panel.text_content())
+    assert "first differ at index 5" in text and "APPROVE (ignored)" in text
+    assert (
+        root.locator(".ae-track .ae-mark.fork").count() == 1
+    )  # the fork point is on the slider track
+    assert (
+        panel.get_by_test_id("lane-branch").locator(".ae-lane-mark.diff").count() == 1
+    )
+    nb.shot(tmp_path / "compare.png", 0)
