@@ -11,9 +11,13 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from agent_explorer.errors import AgentError, AgentLogFormatError
 from agent_explorer.log.files import iter_log, read_log, write_log
+from agent_explorer.log.hashing import state_hash
+from agent_explorer.log.jsonvalue import MAX_SAFE_INTEGER
 
 from .conftest import build_log
 
@@ -363,3 +367,36 @@ def test_iter_log_does_not_hold_the_file(tmp_path: Path, big_lines: list[bytes])
     # One line at a time plus the set of ids (refusing duplicates needs it, ~130 bytes an entry):
     # about half of these small 355-byte lines, never a copy of the file.
     assert peak < 0.6 * size, (peak, size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Round-trip property: any strict-JSON payload survives a file exactly, hash included
+
+
+json_payloads = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-MAX_SAFE_INTEGER, max_value=MAX_SAFE_INTEGER)
+    | st.sampled_from([2**53, 10**20, 2**64, -(2**60)])
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=("Cs",)), max_size=8),
+    lambda children: st.lists(children, max_size=4)
+    | st.dictionaries(st.text(st.characters(exclude_categories=("Cs",)), max_size=5), children, max_size=4),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(payload=json_payloads, as_array=st.booleans())
+def test_payloads_round_trip_through_files_exactly(
+    tmp_path: Path, payload: Any, as_array: bool
+) -> None:
+    entries = build_log(2)
+    entries[1] = {**entries[1], "event": {**entries[1]["event"], "payload": payload}}
+    path = tmp_path / ("p.json" if as_array else "p.jsonl")
+    write_log(path, entries)
+    again = read_log(path)
+    # Equal as values and as hashes (an int beyond 64 bits may come back as the equal double,
+    # exactly as JavaScript reads it).
+    assert again == entries
+    assert state_hash(again[1]["event"]) == state_hash(entries[1]["event"])
