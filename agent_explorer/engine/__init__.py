@@ -18,7 +18,8 @@ from .actions import (
     spawn_child,
     stop_child,
 )
-from .actors import ChildRef, PromiseLogic, from_promise
+from ._util import UNDEFINED
+from .actors import ActorLogic, ChildRef, PromiseLogic, from_promise, resolve_logic
 from .algorithm import Microstep
 from .guards import and_, not_, or_, state_in
 from .machine import Implementations, Machine, Setup, create_machine, setup
@@ -62,4 +63,7 @@ __all__ = [
     "PromiseLogic",
     "Microstep",
     "matches_state",
+    "ActorLogic",
+    "resolve_logic",
+    "UNDEFINED",
 ]

@@ -25,7 +25,7 @@ Format (every value JSON-safe; callables appear by registered name or `"inline:<
     action = {"type": name | "inline:<qualname>" | "xstate.raise" | ..., "params"?: {...}}
 
 The root node also carries `"context"` (the static context, or the factory's name). Pure; the
-structural hash uses the log's canonical JSON + SHA-256 (`state_hash`) when it is available.
+structural hash is JCS canonical JSON + SHA-256, equal to the log's `state_hash` of it.
 """
 
 from __future__ import annotations
@@ -135,8 +135,7 @@ def build_definition(machine: Machine) -> dict[str, Any]:
 
 
 def structural_hash(definition: dict[str, Any]) -> str:
-    try:
-        from ..log.hashing import state_hash  # the project's canonical JSON + SHA-256
-    except ImportError:  # the log layer is optional for the engine; same algorithm locally
-        from .hashing import canonical_sha256 as state_hash
-    return state_hash(definition)
+    """`state_hash(definition)`: JCS + SHA-256, computed by the engine's own copy (layers point down)."""
+    from .hashing import canonical_sha256
+
+    return canonical_sha256(definition)

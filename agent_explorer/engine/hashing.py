@@ -1,8 +1,9 @@
-"""A local stand-in for RFC 8785 canonical JSON + SHA-256, used only when agent_explorer.log.hashing
-is absent (the engine must stay importable alone). Pure.
+"""RFC 8785 (JCS) canonical JSON + SHA-256 for the machine's structural version.
 
-Handles what machine definitions contain (dicts, lists, strings, ints, bools, None, finite
-floats); keys are sorted by UTF-16 code units as RFC 8785 requires.
+The engine sits below the log layer and may not import it, so it carries this small, exact
+implementation for what definitions contain (dicts, lists, strings, ints, bools, None, finite
+floats): keys sorted by UTF-16 code units, numbers in ECMAScript Number::toString form. Its
+result equals `agent_explorer.log.hashing.state_hash` (a test pins that). Pure.
 """
 
 from __future__ import annotations
@@ -10,24 +11,34 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from decimal import Decimal
 from typing import Any
 
 __all__ = ["canonical_json", "canonical_sha256"]
 
 
 def _number(value: float) -> str:
+    """ECMAScript Number::toString: shortest round-trip digits, exponent only outside 1e-6..1e21."""
     if not math.isfinite(value):
         raise ValueError(f"{value!r} is not JSON")
     if value == 0:
         return "0"
-    if value.is_integer() and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        return f"{mantissa}e{sign}{exp.lstrip('+-').lstrip('0') or '0'}"
-    return text
+    if value < 0:
+        return "-" + _number(-value)
+    _, digit_tuple, exponent = Decimal(repr(value)).as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    k = len(digits)
+    n = exponent + len(digit_tuple)  # value = 0.<digits> x 10**n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
 
 
 def canonical_json(value: Any) -> str:
