@@ -265,16 +265,14 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         Short logs are verified before the constructor returns, so the banner is right at first draw; long
         ones open at once and the chip says "verifying…" until the report lands (`wait_verified()` blocks).
         """
-        if verify is False:
-            self._set_verification(VerificationSummary(status="off"), None)
-        else:
-            self._set_verification(VerificationSummary(status="pending"), None)
-        sync_verify = verify is True or (
-            verify == "auto" and len(self._entries) <= SYNC_VERIFY_LIMIT
-        )
-        if sync_verify:
-            self._verify()
-        later = verify is not False and not sync_verify
+        check = self._check = verify is not False
+        status = "pending" if check else "off"
+        self._set_verification(VerificationSummary(status=status), None)
+        small = len(self._entries) <= SYNC_VERIFY_LIMIT
+        sync_verify = verify is True or (verify in ("auto", False) and small)
+        if sync_verify and (check or self.compare_with is not None):
+            self._verify(check)
+        later = not sync_verify and (check or self.compare_with is not None)
         if lazy or later:
             self._verifier = threading.Thread(
                 target=self._background,
@@ -296,13 +294,16 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
             except Exception as error:  # noqa: BLE001 - it surfaces again (as a frame error) on access
                 self._build_error = error
         if verify:
-            self._verify()
+            self._verify(self._check)
 
-    def _verify(self) -> None:
+    def _verify(self, check: bool = True) -> None:
+        """`verify_log` (when `check`) and, with `compare_with`, `compare_machines`; then publish both."""
         compare_machines, verify_log = api("compare_machines"), api("verify_log")
         try:
-            summary = VerificationSummary.from_report(
-                verify_log(self.machine, self._entries)
+            summary = (
+                VerificationSummary.from_report(verify_log(self.machine, self._entries))
+                if check
+                else VerificationSummary(status="off")
             )
         except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
             summary = VerificationSummary(
@@ -403,6 +404,22 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         }
         self.comparison = payload
         return result
+
+    def branches(self) -> list[Branch]:
+        """The branches forked from this explorer, in the order they were made."""
+        return list(self._branches)
+
+    def search(
+        self, text: str, *, type: str | None = None, mark: int = 2_000
+    ) -> list[int]:  # noqa: A002
+        """Indices whose entry (id, causation id or event JSON) contains `text`, case-insensitive.
+
+        The first `mark` hits are marked on the slider track; the table is filtered the same way.
+        """
+        hits = self._table.matches(type, text) or []
+        self.marks = {**self.marks, "hits": hits[:mark]}
+        self.table = self._table.page(0, self._page_size, type, text)
+        return list(hits)
 
     def effects(self, at: int | None = None) -> list[dict[str, Any]] | None:
         """Effects owed after entry `at` (default: the current index); derived, never executed."""

@@ -32,6 +32,7 @@ function render({ model, el }) {
   const header = h("div", { class: "ae-header" }, title, status, h("span", { class: "ae-spacer" }), position);
   const banner = h("div", { class: "ae-banner", role: "alert", "data-testid": "divergence", hidden: true });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
+  const machinesPanel = h("div", { class: "ae-machines", "data-testid": "machines", hidden: true });
 
   // -- controls: step buttons, play, slider with marks ---------------------------------------------
   const btn = (label, titleText, fn, testid) =>
@@ -104,6 +105,7 @@ function render({ model, el }) {
     { class: "ae-root", tabindex: 0, "data-lm-suppress-shortcuts": "true", "aria-label": "Agent run explorer" },
     header,
     banner,
+    machinesPanel,
     controls,
     h("div", { class: "ae-main" }, graphPanel, statePanel),
     comparePanel,
@@ -164,6 +166,7 @@ function render({ model, el }) {
     for (const [a, b] of v.ranges || []) {
       items.push(h("span", { class: "ae-mark divergent", style: `left:${(a / n) * 100}%;width:max(2px, ${((b - a + 1) / (n + 1)) * 100}%)`, title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` }));
     }
+    for (const i of marks.hits || []) items.push(h("span", { class: "ae-mark hit", style: `left:${(i / n) * 100}%`, title: `search hit: ${i}` }));
     for (const f of marks.forks || []) items.push(h("span", { class: "ae-mark fork", style: `left:${(f / n) * 100}%`, title: `fork after ${f}` }));
     replace(track, items);
   }
@@ -201,14 +204,28 @@ function render({ model, el }) {
         d.kind && d.kind !== "state" ? ` (${d.kind})` : null,
         h("div", { class: "ae-banner-hashes" }, "recorded ", h("code", { title: d.expectedHash || "" }, shortHash(d.expectedHash)), " ≠ replayed ", h("code", { title: d.actualHash || "" }, shortHash(d.actualHash)), more ? ` · ${formatNumber(more)} further divergent entr${more === 1 ? "y" : "ies"}` : " · no further divergences"),
       ];
-      const machines = v.machines;
-      let machineDiff = null;
-      if (machines) {
-        machineDiff = h("div", { class: "ae-banner-machines" }, machines.index === null || machines.index === undefined ? "The compared machine folds this log to the same states." : [`The compared machine first differs at index ${machines.index}: `, diffList(machines.diff)]);
-      }
-      replace(banner, h("div", { class: "ae-banner-text" }, parts, machineDiff), jump);
+      replace(banner, h("div", { class: "ae-banner-text" }, parts), jump);
     }
+    drawMachines(v.machines);
     drawTrack();
+  }
+
+  function drawMachines(machines) {
+    machinesPanel.hidden = !machines;
+    if (!machines) return;
+    const info = model.get("info") || {};
+    const other = info.compareWith ? `machine v${String(info.compareWith).slice(0, 12)}` : "the other machine";
+    if (machines.error) {
+      replace(machinesPanel, h("div", { class: "ae-error-text" }, `Could not compare with ${other}: ${machines.error}`));
+    } else if (machines.index === null || machines.index === undefined) {
+      replace(machinesPanel, h("div", {}, `Compared with ${other}: it folds this log to the same states at every index.`));
+    } else {
+      replace(
+        machinesPanel,
+        h("div", {}, h("strong", {}, `Compared with ${other}: `), `the machines part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
+        diffList(machines.diff),
+      );
+    }
   }
 
   function diffList(diff) {

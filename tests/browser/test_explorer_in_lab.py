@@ -26,7 +26,7 @@ entries = sample_run(machine)
 ex = Explorer(machine, entries)
 ex"""
 TAMPERED = """\
-bad = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"))
+bad = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"), compare_with=make_machine("2", step=2))
 bad"""
 
 
@@ -163,6 +163,12 @@ def test_tampered_log_shows_the_divergence_banner(
     expect_position(root, 4)
     assert root.get_by_test_id("hash-status").text_content() == "hash mismatch"
     assert nb.widget(0).get_by_test_id("divergence").is_hidden()
+    machines = root.get_by_test_id("machines")
+    assert "part ways at index 1" in str(
+        machines.text_content()
+    ) and "context.n" in str(machines.text_content())
+    machines.get_by_test_id("jump-machines").click()
+    expect_position(root, 1)
 
 
 def test_untrusted_payload_shows_as_text_and_no_dialog_fires(

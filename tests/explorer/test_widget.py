@@ -311,3 +311,29 @@ async def test_from_store_inside_a_running_event_loop(
     with pytest.raises(AgentError) as caught:
         Explorer.from_store(store, "missing", machine)
     assert caught.value.code == "thread-not-found"
+
+
+def test_search_marks_hits_and_filters_the_table(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
+    ex = Explorer(machine, entries)
+    assert ex.search("NOTE") == [1, 7]
+    assert ex.marks["hits"] == [1, 7] and [r["index"] for r in ex.table["rows"]] == [
+        1,
+        7,
+    ]
+    assert ex.search("req-", type="@agent.usage") == [3, 6]
+    assert ex.search("no such text") == [] and ex.marks["hits"] == []
+
+
+def test_machines_are_compared_even_without_verification(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
+    ex = Explorer(
+        machine, entries, compare_with=make_machine("2", step=2), verify=False
+    )
+    assert (
+        ex.verification["status"] == "off" and ex.verification["machines"]["index"] == 1
+    )
+    branch = ex.fork(at=3)
+    assert ex.branches() == [branch]
