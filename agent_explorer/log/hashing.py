@@ -14,9 +14,9 @@ from typing import Any, Final
 import orjson
 
 from agent_explorer.log.jsonvalue import (
-    _PLAIN_DECIMAL_FLOOR,
     MAX_SAFE_INTEGER,
     NEEDS_UTF16_KEY_ORDER,
+    PLAIN_DECIMAL_FLOOR,
     format_number,
     json_flags,
 )
@@ -98,7 +98,7 @@ def _patch(value: Any) -> Any:
                 patched_list[position] = new
         return value if patched_list is None else patched_list
     if t is float:
-        if value.is_integer() or -_PLAIN_DECIMAL_FLOOR < value < _PLAIN_DECIMAL_FLOOR:
+        if value.is_integer() or -PLAIN_DECIMAL_FLOOR < value < PLAIN_DECIMAL_FLOOR:
             return _Fragment(format_number(value).encode())
         return value
     if t is int:  # beyond 2**53 (json_flags admitted it: JavaScript reads it as this double)

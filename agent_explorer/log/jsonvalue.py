@@ -1,8 +1,8 @@
 """Strict JSON: decide whether a Python value is JSON that round-trips exactly and hashes as JavaScript would.
 
 Accepted: dict (str keys), list, str, int, float, bool, None, by exact type. Everything JSON would drop,
-coerce or reshape (NaN, tuples, sets, bytes, datetimes, subclasses, cycles, lone surrogates, ints a
-double cannot hold) is rejected with `NonSerializableAgentEventError` naming the path. Never mutates,
+coerce or reshape (NaN, tuples, sets, bytes, datetimes, subclasses, cycles, lone surrogates, ints
+JavaScript would read as another number) is rejected with `NonSerializableAgentEventError` naming the path. Never mutates,
 never copies, never does I/O.
 """
 
@@ -22,6 +22,7 @@ __all__ = [
     "MAX_SAFE_INTEGER",
     "NEEDS_NUMBER_FORMATTING",
     "NEEDS_UTF16_KEY_ORDER",
+    "PLAIN_DECIMAL_FLOOR",
     "assert_json_serializable",
     "format_number",
     "json_flags",
@@ -37,10 +38,11 @@ NEEDS_NUMBER_FORMATTING: Final = 1
 NEEDS_UTF16_KEY_ORDER: Final = 2
 
 _INF: Final = math.inf
-# orjson prints non-integral doubles in [1e-5, 2**53) exactly as ECMAScript's Number::toString does
-# (shortest round-trip digits, plain decimal form); outside that band one of them switches to
-# exponent form or prints a trailing ".0". tests/log/test_hashing.py pins this band.
-_PLAIN_DECIMAL_FLOOR: Final = 1e-5
+# orjson prints non-integral doubles of magnitude in [1e-5, 2**53) exactly as ECMAScript's
+# Number::toString does (shortest round-trip digits, plain decimal form); outside that band one of
+# them switches to exponent form or prints a trailing ".0". tests/log/test_hashing.py pins it.
+#: Below this magnitude (and for integral values) orjson's number text differs from ECMAScript's.
+PLAIN_DECIMAL_FLOOR: Final = 1e-5
 
 
 class _Reject(Exception):
@@ -174,7 +176,7 @@ def _big_int_flags(n: int) -> int:
 def _float_flags(x: float) -> int:
     if not -_INF < x < _INF:  # false for NaN too
         raise _Reject
-    if x.is_integer() or -_PLAIN_DECIMAL_FLOOR < x < _PLAIN_DECIMAL_FLOOR:
+    if x.is_integer() or -PLAIN_DECIMAL_FLOOR < x < PLAIN_DECIMAL_FLOOR:
         return NEEDS_NUMBER_FORMATTING
     return 0
 
