@@ -10,6 +10,7 @@ Pure: nothing here executes an effect, awaits, reads a clock, or writes a log.
 from __future__ import annotations
 
 import dataclasses
+import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -418,30 +419,28 @@ class EffectLedger:
 class _Fold:
     """A fold in progress over one journal: extendable as the journal grows."""
 
-    __slots__ = ("actions", "effects", "items", "ledger", "length", "machine", "snapshot", "source")
+    __slots__ = ("actions", "effects", "items", "ledger", "machine", "snapshot")
 
-    def __init__(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, machine: Any, first: Mapping[str, Any] | None) -> None:
         from ..log.replay import require_init_entry, seed
 
-        first = source[0] if source else None
         init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
         assert first is not None
         self.machine = machine
-        self.source = source
         self.snapshot, actions = seed(machine, init_entry, check_version=False)
         self.actions = list(actions)
         self.ledger = EffectLedger(machine)
         self.effects = self.ledger.start(first, self.snapshot, actions)
-        self.length = 1
         self.items: list[Mapping[str, Any]] = [first]
 
-    def extend(self) -> None:
+    def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
+        """Fold `source[len(items):]` (the caller checked that `items` is its prefix)."""
         from ..engine import transition
 
         ledger = self.ledger
         ledger.snapshot = self.snapshot  # get_agent_effects may have pointed it elsewhere
         snapshot = self.snapshot
-        for item in self.source[self.length :]:
+        for item in source[len(self.items) :]:
             event = event_of(item)
             if event.get("type") in (USAGE_TYPE, INIT_TYPE):
                 ledger.apply(item, snapshot, [])
@@ -451,35 +450,43 @@ class _Fold:
                 self.effects = ledger.apply(item, snapshot, actions)
             self.items.append(item)
         self.snapshot = snapshot
-        self.length = len(self.source)
 
-    def continues(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> bool:
-        """Is `source` this fold's journal, only grown? Every folded item must be the very same
-        object (pointer comparisons: cheap next to a transition), so an edit in place refolds."""
-        if self.machine is not machine or self.source is not source or len(source) < self.length:
+    def is_prefix_of(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> bool:
+        """Are the folded items the very same objects as `source`'s first ones? Pointer
+        comparisons (cheap next to a transition), so an entry edited or swapped in place refolds."""
+        if self.machine is not machine or len(source) < len(self.items):
             return False
         return all(a is b for a, b in zip(self.items, source))
 
 
-# A host loop calls get_agent_effects once per step with the same, growing journal list; folding
-# only the new tail keeps that loop linear instead of quadratic. Keyed by the list's identity (the
-# list is held, so its id cannot be reused while cached) and checked by item identity.
+# Hosts call get_agent_effects once per step with a growing journal, and a timeline asks for
+# successive prefixes of one log; folding only the new tail keeps both linear instead of
+# quadratic. Keyed by the identity of the journal's first item (held by the fold, so the id cannot
+# be reused while cached); reuse requires every folded item to be identical (`is_prefix_of`).
 _FOLDS: OrderedDict[int, _Fold] = OrderedDict()
 _FOLDS_MAX = 8
 
 
+_FOLDS_LOCK = threading.Lock()  # a cached fold is extended in place: one thread at a time
+
+
 def _fold(machine: Any, history: Sequence[Mapping[str, Any]], *, reuse: bool) -> _Fold:
-    cached = _FOLDS.get(id(history)) if reuse else None
-    if cached is not None and cached.continues(machine, history):
-        _FOLDS.move_to_end(id(history))
-    else:
-        cached = _Fold(machine, history)
-    cached.extend()
-    if reuse:
-        _FOLDS[id(history)] = cached
+    first = history[0] if history else None
+    if not reuse:
+        fold = _Fold(machine, first)
+        fold.extend(history)
+        return fold
+    key = id(first)
+    with _FOLDS_LOCK:
+        cached = _FOLDS.get(key)
+        if cached is None or not cached.is_prefix_of(machine, history):
+            cached = _Fold(machine, first)
+        cached.extend(history)
+        _FOLDS[key] = cached
+        _FOLDS.move_to_end(key)
         while len(_FOLDS) > _FOLDS_MAX:
             _FOLDS.popitem(last=False)
-    return cached
+        return cached
 
 
 def fold_ledger(machine: Any, history: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:

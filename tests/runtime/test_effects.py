@@ -155,3 +155,24 @@ def test_the_incremental_fold_never_serves_a_stale_journal() -> None:
     fresh = get_agent_effects(retry_machine, snapshot, [], history=list(entries))
     reused = get_agent_effects(retry_machine, snapshot, [], history=entries)
     assert [e.request_id for e in reused] == [e.request_id for e in fresh] == ["job#2"]
+
+
+async def test_effects_over_prefixes_of_one_log_match_a_fresh_fold_scrubbing_both_ways() -> None:
+    from agent_explorer.runtime import run_agent
+    from agent_explorer.runtime.effects import fold_ledger
+    from agent_explorer.steps import replay as steps_replay
+
+    from .machines import full_model
+
+    result = await run_agent(full_machine, input=FULL_INPUT, executors=full_model(), timers="run", time_scale=0.0)
+    log = result.events
+    # Forward, then backward, then forward again: a timeline asking for successive prefixes.
+    order = [*range(1, len(log) + 1), *range(len(log), 0, -3), *range(2, len(log) + 1, 4)]
+    for cut in order:
+        prefix = log[:cut]
+        snapshot, actions, _, _ = fold_ledger(full_machine, [dict(e) for e in prefix])
+        cached = get_agent_effects(full_machine, snapshot, actions, history=prefix)
+        fresh = get_agent_effects(full_machine, snapshot, actions, history=[dict(e) for e in prefix])
+        assert [(e.kind, e.request_id, e.request) for e in cached] == [(e.kind, e.request_id, e.request) for e in fresh], cut
+        owed = {e.request_id for e in steps_replay(full_machine, prefix).effects}
+        assert owed == {e.request_id for e in cached if e.kind != "execute"}
