@@ -26,8 +26,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent_explorer.engine import assign, from_promise, initial_transition, setup, transition  # noqa: E402
-from agent_explorer.log.hashing import state_hash  # noqa: E402
+from agent_explorer.engine import (
+    assign,
+    from_promise,
+    initial_transition,
+    setup,
+    transition,
+)
+from agent_explorer.log.hashing import state_hash
 
 CAP = 20
 

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "engine"))
 
-import test_fuzz_against_xstate as fuzz  # noqa: E402
+import test_fuzz_against_xstate as fuzz
 
 
 def main() -> int:

@@ -6,6 +6,7 @@ owes. Knows nothing of logs, stores or the runtime.
 
 from __future__ import annotations
 
+from ._util import UNDEFINED
 from .actions import (
     ExecutableAction,
     assign,
@@ -18,7 +19,6 @@ from .actions import (
     spawn_child,
     stop_child,
 )
-from ._util import UNDEFINED
 from .actors import ActorLogic, ChildRef, PromiseLogic, from_promise, resolve_logic
 from .algorithm import Microstep
 from .guards import and_, not_, or_, state_in
@@ -33,37 +33,37 @@ from .transition import (
 )
 
 __all__ = [
-    "setup",
-    "create_machine",
+    "UNDEFINED",
+    "ActorLogic",
+    "ChildRef",
+    "ExecutableAction",
+    "Implementations",
+    "Machine",
+    "Microstep",
+    "PromiseLogic",
+    "Setup",
+    "Snapshot",
+    "and_",
     "assign",
-    "raise_",
-    "send_to",
-    "emit",
     "cancel",
-    "log",
-    "spawn_child",
-    "stop_child",
+    "create_machine",
+    "emit",
     "enqueue_actions",
     "from_promise",
-    "and_",
-    "or_",
-    "not_",
-    "state_in",
+    "get_initial_microsteps",
+    "get_microsteps",
     "initial_transition",
+    "log",
+    "matches_state",
+    "not_",
+    "or_",
+    "raise_",
+    "resolve_logic",
+    "send_to",
+    "setup",
+    "spawn_child",
+    "state_in",
+    "stop_child",
     "transition",
     "transition_with_trace",
-    "get_microsteps",
-    "get_initial_microsteps",
-    "Machine",
-    "Setup",
-    "Implementations",
-    "Snapshot",
-    "ExecutableAction",
-    "ChildRef",
-    "PromiseLogic",
-    "Microstep",
-    "matches_state",
-    "ActorLogic",
-    "resolve_logic",
-    "UNDEFINED",
 ]

@@ -5,9 +5,10 @@ Pure; no I/O, no imports from the rest of agent_explorer except errors.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
-__all__ = ["UNDEFINED", "js_keys", "is_array_index", "callable_name", "to_list", "describe_value"]
+__all__ = ["UNDEFINED", "callable_name", "describe_value", "is_array_index", "js_keys", "to_list"]
 
 
 class _Undefined:

@@ -8,8 +8,9 @@ host would execute; nothing here performs I/O, sleeps, or runs actors.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED, callable_name, describe_value
@@ -21,14 +22,14 @@ __all__ = [
     "BuiltinAction",
     "ExecutableAction",
     "assign",
+    "cancel",
+    "emit",
+    "enqueue_actions",
+    "log",
     "raise_",
     "send_to",
-    "emit",
-    "cancel",
-    "log",
     "spawn_child",
     "stop_child",
-    "enqueue_actions",
 ]
 
 
@@ -52,7 +53,7 @@ class ExecutableAction:
     event it was resolved against.
     """
 
-    __slots__ = ("type", "params", "info", "_fn")
+    __slots__ = ("_fn", "info", "params", "type")
 
     def __init__(self, type: str, params: Any, info: dict[str, Any], fn: Callable[..., Any] | None) -> None:
         self.type = type
@@ -267,7 +268,10 @@ class SpawnChild(BuiltinAction):
     type: str = field(default="xstate.spawnChild", init=False)
 
     def resolve(self, scope: Scope, work: Work, context: Any, event: dict[str, Any], params: Any) -> tuple[Any, None]:
-        from .actors import ChildRef, resolve_logic  # late: actors imports nothing from here
+        from .actors import (  # late: actors imports nothing from here
+            ChildRef,
+            resolve_logic,
+        )
 
         logic = resolve_logic(scope.machine, self.src)
         resolved_id = _value(self.id, context, event, params) if self.id is not None else UNDEFINED

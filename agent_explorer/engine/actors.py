@@ -8,15 +8,16 @@ module must never start a task, await, or call a promise creator.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ._util import UNDEFINED
 
 if TYPE_CHECKING:
     from .machine import Machine
 
-__all__ = ["ActorLogic", "PromiseLogic", "from_promise", "ChildRef", "resolve_logic", "initial_persisted_snapshot"]
+__all__ = ["ActorLogic", "ChildRef", "PromiseLogic", "from_promise", "initial_persisted_snapshot", "resolve_logic"]
 
 
 @runtime_checkable
@@ -53,7 +54,8 @@ def initial_persisted_snapshot(logic: Any, input: Any) -> dict[str, Any]:
     """The persisted snapshot XState's pure API records for a child created from `logic`."""
     hook = getattr(logic, "initial_persisted_snapshot", None)
     if hook is not None:
-        return hook(input)
+        persisted: dict[str, Any] = hook(input)
+        return persisted
     if input is UNDEFINED:
         return {"status": "active"}
     return {"status": "active", "input": input}

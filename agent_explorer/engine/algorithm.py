@@ -9,25 +9,41 @@ Scope; snapshots are built anew, inputs are never mutated. No clocks, no I/O.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
 from ._util import UNDEFINED
 from .actions import BuiltinAction, ExecutableAction, StopChild
 from .guards import evaluate_guard
 from .nodes import StateNode, Transition, get_proper_ancestors, is_descendant
-from .snapshot import Configuration, Snapshot
+from .snapshot import Snapshot
 
 if TYPE_CHECKING:
     from .machine import Machine
 
 __all__ = [
-    "Scope", "Work", "Microstep",
-    "get_all_state_nodes", "get_state_value", "get_state_nodes", "get_initial_state_nodes",
-    "select_transitions", "select_eventless_transitions", "remove_conflicting_transitions",
-    "compute_exit_set", "get_transition_domain", "get_effective_target_states",
-    "microstep", "exit_states", "enter_states", "compute_entry_set", "macrostep",
-    "resolve_actions", "initial_step", "is_in_final_state",
+    "Microstep",
+    "Scope",
+    "Work",
+    "compute_entry_set",
+    "compute_exit_set",
+    "enter_states",
+    "exit_states",
+    "get_all_state_nodes",
+    "get_effective_target_states",
+    "get_initial_state_nodes",
+    "get_state_nodes",
+    "get_state_value",
+    "get_transition_domain",
+    "initial_step",
+    "is_in_final_state",
+    "macrostep",
+    "microstep",
+    "remove_conflicting_transitions",
+    "resolve_actions",
+    "select_eventless_transitions",
+    "select_transitions",
 ]
 
 XSTATE_INIT = "xstate.init"
@@ -37,7 +53,7 @@ XSTATE_STOP = "xstate.stop"
 class Microstep:
     """What one microstep did, for the explorer: the event, transitions taken, states left/entered."""
 
-    __slots__ = ("event", "transitions", "exited", "entered", "snapshot", "actions")
+    __slots__ = ("actions", "entered", "event", "exited", "snapshot", "transitions")
 
     def __init__(self, event: dict[str, Any], transitions: list[Transition]) -> None:
         self.event = event
@@ -59,7 +75,7 @@ class Microstep:
 class Scope:
     """One macrostep's surroundings: the machine, the internal event queue, the collected actions."""
 
-    __slots__ = ("machine", "internal_queue", "actions", "deferred_actor_ids", "trace")
+    __slots__ = ("actions", "deferred_actor_ids", "internal_queue", "machine", "trace")
 
     def __init__(self, machine: Machine, trace: bool = False) -> None:
         self.machine = machine
@@ -72,7 +88,7 @@ class Scope:
 class Work:
     """The snapshot being built inside one microstep (XState clones per action; we mutate this)."""
 
-    __slots__ = ("context", "children", "status", "output", "error", "changed", "config", "history")
+    __slots__ = ("changed", "children", "config", "context", "error", "history", "output", "status")
 
     def __init__(self, snapshot: Snapshot) -> None:
         self.context = snapshot._context
@@ -360,8 +376,8 @@ def compute_exit_set(transitions: list[Any], node_set: Iterable[StateNode], hist
     for t in transitions:
         if t.target:
             domain = get_transition_domain(t, history)
-            if t.reenter and t.source is domain:
-                out[domain] = None  # type: ignore[index]
+            if t.reenter and domain is not None and t.source is domain:
+                out[domain] = None
             for s in nodes:
                 if domain is None or domain in s.ancestor_set:
                     out[s] = None
@@ -436,7 +452,8 @@ def add_descendant_states_to_enter(node: StateNode, history: dict[str, tuple[Sta
             for s in targets:
                 add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(s, node.parent), None)
     elif node.type == "compound":
-        initial = node.initial.target[0]  # type: ignore[union-attr]
+        assert node.initial is not None and node.initial.target  # validated at build time
+        initial = node.initial.target[0]
         if initial.type != "history":
             to_enter.add(initial)
             default_entry.add(initial)
@@ -732,6 +749,6 @@ def initial_step(scope: Scope, machine: Machine, input: Any) -> Snapshot:
         initial = Transition("#initial", root, None, tuple(get_initial_state_nodes(root)), None, (), True)
         after_first = microstep(scope, [initial], snapshot, init_event, is_initial=True)
         return macrostep(scope, after_first, init_event)
-    except Exception as error:  # XState turns any error of the initial transition into status "error"
+    except Exception as error:  # noqa: BLE001 - XState turns any error of the initial transition into status "error"
         return Snapshot(machine, snapshot._config, snapshot._context, status="error",
                         children=snapshot._children, history=snapshot._history, error=error)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from .machine import Machine
     from .nodes import StateNode, Transition
 
-__all__ = ["build_definition", "structural_hash", "describe_action"]
+__all__ = ["build_definition", "describe_action", "structural_hash"]
 
 
 def describe_action(action: Any) -> dict[str, Any]:

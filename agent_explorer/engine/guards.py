@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import AgentError
 from ._util import callable_name, describe_value
 
-__all__ = ["BuiltinGuard", "and_", "or_", "not_", "state_in", "evaluate_guard", "guard_names", "describe_guard"]
+__all__ = ["BuiltinGuard", "and_", "describe_guard", "evaluate_guard", "guard_names", "not_", "or_", "state_in"]
 
 
 class BuiltinGuard:
@@ -83,8 +83,8 @@ class StateIn(BuiltinGuard):
         value = self.state_value
         if isinstance(value, str) and value.startswith("#"):
             target = snapshot.machine.get_state_node_by_id(value)
-            return target in snapshot._config.node_set
-        return snapshot.matches(value)
+            return bool(target in snapshot._config.node_set)
+        return bool(snapshot.matches(value))
 
     def describe(self) -> dict[str, Any]:
         return {"type": self.type, "params": {"stateValue": describe_value(self.state_value)}}
@@ -117,7 +117,7 @@ def evaluate_guard(guard: Any, context: Any, event: dict[str, Any], snapshot: An
     """
     if isinstance(guard, BuiltinGuard):
         return guard.check(snapshot, context, event)
-    if callable(guard):
+    if callable(guard):  # inline: fn(context, event, None)
         return bool(guard(context, event, None))
     if isinstance(guard, str):
         name, params = guard, None

@@ -9,8 +9,9 @@ path and the fix); afterwards a Machine is immutable. Pure: no I/O.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED
@@ -20,7 +21,7 @@ from .guards import BuiltinGuard, guard_names
 from .nodes import StateNode, Transition, to_state_path
 from .snapshot import Configuration, Snapshot
 
-__all__ = ["Implementations", "Setup", "Machine", "setup", "create_machine"]
+__all__ = ["Implementations", "Machine", "Setup", "create_machine", "setup"]
 
 
 @dataclass(frozen=True)
@@ -152,7 +153,7 @@ class Machine:
 
     def get_state_node_by_id(self, state_id: str) -> StateNode:
         """`"#id"`, `"id"` or `"#id.child.path"` -> node."""
-        raw = state_id[1:] if state_id.startswith("#") else state_id
+        raw = state_id.removeprefix("#")
         node = self.id_map.get(raw)
         if node is not None:
             return node
@@ -303,7 +304,7 @@ class Machine:
                 path=where,
             )
         resolved = impl[name]
-        if name not in seen and (isinstance(resolved, BuiltinGuard) or isinstance(resolved, (str, dict))):
+        if name not in seen and isinstance(resolved, (BuiltinGuard, str, dict)):
             for inner in guard_names(resolved):
                 self._validate_guard_name(inner, label, where, seen | {name})
 

@@ -19,7 +19,7 @@ from .actions import stop_child as _stop
 if TYPE_CHECKING:
     from .machine import Machine
 
-__all__ = ["StateNode", "Transition", "InvokeDef", "matches_event_descriptor", "is_descendant", "get_proper_ancestors"]
+__all__ = ["InvokeDef", "StateNode", "Transition", "get_proper_ancestors", "is_descendant", "matches_event_descriptor"]
 
 STATE_DELIMITER = "."
 WILDCARD = "*"
@@ -29,8 +29,19 @@ class Transition:
     """One transition: source node, event descriptor, targets (None = targetless), guard, actions."""
 
     __slots__ = (
-        "id", "source", "event_type", "target", "guard", "actions", "reenter", "delay",
-        "config", "has_history_target", "_domain", "description", "meta",
+        "_domain",
+        "actions",
+        "config",
+        "delay",
+        "description",
+        "event_type",
+        "guard",
+        "has_history_target",
+        "id",
+        "meta",
+        "reenter",
+        "source",
+        "target",
     )
 
     def __init__(
@@ -54,7 +65,7 @@ class Transition:
         self.reenter = reenter
         self.delay = delay
         self.config = config
-        self.has_history_target = bool(target) and any(t.type == "history" for t in target)
+        self.has_history_target = target is not None and any(t.type == "history" for t in target)
         self._domain: Any = UNDEFINED
         self.description = config.get("description") if isinstance(config, dict) else None
         self.meta = config.get("meta") if isinstance(config, dict) else None
@@ -66,7 +77,7 @@ class Transition:
 class InvokeDef:
     """An `invoke` entry: resolved id and source name, input, and its done/error/snapshot handlers."""
 
-    __slots__ = ("id", "src", "input", "on_done", "on_error", "on_snapshot", "system_id", "logic", "config")
+    __slots__ = ("config", "id", "input", "logic", "on_done", "on_error", "on_snapshot", "src", "system_id")
 
     def __init__(self, node: StateNode, index: int, config: Any) -> None:
         if isinstance(config, str) or not isinstance(config, dict):
@@ -129,12 +140,40 @@ class StateNode:
     """A state of the machine; built from config, linked to parent/children, then frozen."""
 
     __slots__ = (
-        "machine", "config", "key", "id", "path", "parent", "type", "order", "states",
-        "children", "history", "entry", "exit", "invoke", "tags", "meta", "description",
-        "output", "initial", "transitions", "always", "after", "ancestors", "ancestor_set",
-        "depth", "history_default", "history_default_is_parent_initial", "_candidates",
-        "history_children", "initial_actions", "is_atomic", "entry_actions", "exit_actions",
+        "_candidates",
+        "after",
+        "always",
+        "ancestor_set",
+        "ancestors",
+        "children",
+        "config",
+        "depth",
+        "description",
+        "entry",
+        "entry_actions",
+        "exit",
+        "exit_actions",
+        "history",
+        "history_children",
+        "history_default",
+        "history_default_is_parent_initial",
+        "id",
+        "initial",
+        "initial_actions",
+        "invoke",
         "invoke_ids",
+        "is_atomic",
+        "key",
+        "machine",
+        "meta",
+        "order",
+        "output",
+        "parent",
+        "path",
+        "states",
+        "tags",
+        "transitions",
+        "type",
     )
 
     def __init__(self, machine: Machine, config: dict[str, Any], key: str, parent: StateNode | None) -> None:

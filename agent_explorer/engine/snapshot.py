@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from .machine import Machine
     from .nodes import StateNode, Transition
 
-__all__ = ["Snapshot", "Configuration", "matches_state", "to_state_value"]
+__all__ = ["Configuration", "Snapshot", "matches_state", "to_state_value"]
 
 
 class Configuration:
@@ -27,7 +27,7 @@ class Configuration:
     nodes, and per-event-type selection plans, so a fold over a long log does that work once.
     """
 
-    __slots__ = ("nodes", "node_set", "value", "tags", "atomic", "plans", "always_chains", "_final")
+    __slots__ = ("_final", "always_chains", "atomic", "node_set", "nodes", "plans", "tags", "value")
 
     def __init__(self, nodes: tuple[StateNode, ...], value: Any) -> None:
         self.nodes = nodes
@@ -82,7 +82,7 @@ def matches_state(parent_value: Any, child_value: Any) -> bool:
 class Snapshot:
     """An immutable machine snapshot: `.value .context .status .output .error .children .tags`."""
 
-    __slots__ = ("_machine", "_status", "_context", "_children", "_history", "_config", "_output", "_error")
+    __slots__ = ("_children", "_config", "_context", "_error", "_history", "_machine", "_output", "_status")
 
     def __init__(
         self,

@@ -15,7 +15,7 @@ from .algorithm import Microstep, Scope, initial_step, macrostep
 from .machine import Machine
 from .snapshot import Snapshot
 
-__all__ = ["initial_transition", "transition", "transition_with_trace", "get_microsteps", "get_initial_microsteps"]
+__all__ = ["get_initial_microsteps", "get_microsteps", "initial_transition", "transition", "transition_with_trace"]
 
 
 def _check_event(event: Any) -> dict[str, Any]:
