@@ -53,3 +53,51 @@ def sqlite_race_writer(path: str, thread_id: str, writer: int, rounds: int, barr
         results.put((writer, [("crashed", -1, -1, f"{type(error).__name__}: {error}")]))
         barrier.abort()
     sys.stdout.flush()
+
+
+def crash_batch(rng: Any, start: int, seed: str) -> list[dict[str, Any]]:
+    """1-8 entries; about one batch in four carries a 50-200 KB entry. Batch id and size ride in metadata."""
+    import os as _os
+
+    size = rng.randint(1, 8)
+    big_at = rng.randrange(size) if rng.random() < 0.25 else -1
+    batch_id = f"{seed}-{start}"
+    batch = []
+    for k in range(size):
+        event: dict[str, Any] = {"type": "WRITE", "n": start + k}
+        if k == big_at:
+            event["blob"] = _os.urandom(rng.randint(25_000, 100_000)).hex()  # 50-200 KB of text
+        batch.append({
+            "schemaVersion": 1, "id": f"{batch_id}-{k}", "index": start + k,
+            "recordedAt": "2026-11-30T04:00:00.000Z", "machineId": "crash", "machineVersion": "1",
+            "event": event, "metadata": {"batch": batch_id, "size": size},
+        })
+    return batch
+
+
+def crash_writer(kind: str, target: str, schema: str, thread_id: str, seed: str, ack_path: str) -> None:
+    """Append batches forever, acknowledging each (after append returned) by a line in `ack_path`.
+
+    The parent SIGKILLs this process at a random moment; a line is written with one O_APPEND write,
+    so a kill leaves either the whole line or a partial one the parent ignores.
+    """
+    import os as _os
+    import random
+
+    fd = _os.open(ack_path, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o600)
+
+    async def run() -> None:
+        if kind == "sqlite":
+            store: Any = SqliteEventLogStore(target)
+        else:
+            from agent_explorer.stores.postgres import PostgresEventLogStore
+
+            store = PostgresEventLogStore(target, schema=schema, max_size=1)
+        rng = random.Random(seed)
+        length = await store.length(thread_id)
+        _os.write(fd, f"READY {length}\n".encode())
+        while True:
+            length = await store.append(thread_id=thread_id, expected_index=length, entries=crash_batch(rng, length, seed))
+            _os.write(fd, f"ACK {length}\n".encode())
+
+    asyncio.run(run())
