@@ -427,7 +427,9 @@ class _Fold:
         init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
         assert first is not None
         self.machine = machine
-        self.snapshot, actions = seed(machine, init_entry, check_version=False)
+        # Entries stamped by another machine version are refused, as replay refuses them (an init
+        # entry carrying a snapshot is exempt: it is the version bridge).
+        self.snapshot, actions = seed(machine, init_entry, check_version=is_entry(first))
         self.actions = list(actions)
         self.ledger = EffectLedger(machine)
         self.effects = self.ledger.start(first, self.snapshot, actions)
@@ -436,11 +438,14 @@ class _Fold:
     def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
         """Fold `source[len(items):]` (the caller checked that `items` is its prefix)."""
         from ..engine import transition
+        from ..log.replay import check_entry_machine
 
         ledger = self.ledger
         ledger.snapshot = self.snapshot  # get_agent_effects may have pointed it elsewhere
         snapshot = self.snapshot
-        for item in source[len(self.items) :]:
+        for index, item in enumerate(source[len(self.items) :], start=len(self.items)):
+            if is_entry(item):
+                check_entry_machine(self.machine, item, index)
             event = event_of(item)
             if event.get("type") in (USAGE_TYPE, INIT_TYPE):
                 ledger.apply(item, snapshot, [])

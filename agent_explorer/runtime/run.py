@@ -433,8 +433,8 @@ async def run_agent(
     entries: list[dict[str, Any]] = []
     run.journal = _Journal(entries, store, thread_id, on_event, run.wake)
     if log and not bridged:
-        _verify(machine, log)
         run.snapshot, _, run.ledger, _ = fold_ledger(machine, log)
+        _verify_tail(machine, log, run.snapshot)
         entries.extend(log)
         run.journal.start_length = run.journal.durable = len(log)
     elif log:
@@ -492,11 +492,30 @@ def event_type_of(entry: Mapping[str, Any]) -> Any:
     return event.get("type") if isinstance(event, Mapping) else None
 
 
-def _verify(machine: Any, log: Sequence[Mapping[str, Any]]) -> None:
-    """Resume only from a log this machine re-derives (hash-checked where entries carry one)."""
+def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) -> None:
+    """Resume only from the state the log recorded: the fold's end must hash to the tail entry's
+    `verification.stateHash` (one hash, not one per entry: a resume needs the end state to be the
+    recorded one). On a mismatch, or with no hash at the tail, replay verifies every entry and
+    raises `AgentReplayDivergenceError` naming the first divergent one."""
+    from ..errors import AgentReplayDivergenceError
+    from ..log.hashing import state_hash
     from ..log.replay import replay
 
+    tail = log[-1]
+    recorded = (tail.get("verification") or {}).get("stateHash")
+    if recorded is not None and state_hash(machine.get_persisted_snapshot(snapshot)) == recorded:
+        return
     replay(machine, log, verify=True)
+    if recorded is not None:
+        raise AgentReplayDivergenceError(
+            f"The log's tail entry {len(log) - 1} (id {tail.get('id')!r}) recorded stateHash {recorded}, "
+            "but the machine folds the log to another state: it cannot be resumed.",
+            event_id=tail.get("id"),
+            index=len(log) - 1,
+            kind="state",
+            expected_hash=recorded,
+            actual_hash=state_hash(machine.get_persisted_snapshot(snapshot)),
+        )
 
 
 def _bridge_or_check(

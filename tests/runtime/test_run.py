@@ -192,3 +192,14 @@ async def test_plans_apply_decisions_until_they_stop(decisions: list[str], stopp
 async def test_concurrent_runs_share_nothing() -> None:
     results = await asyncio.gather(*(run_agent(approval_machine, input={"q": str(i)}, executors=_model("r")) for i in range(5)))
     assert all(r.status == "idle" for r in results)
+
+
+async def test_a_resume_refuses_a_log_this_machine_no_longer_derives() -> None:
+    from agent_explorer.errors import AgentReplayDivergenceError
+
+    first = await run_agent(approval_machine, input={"q": "hi"}, executors=_model("r"))
+    tampered = [dict(e) for e in first.events]
+    tampered[1] = {**tampered[1], "event": {**tampered[1]["event"], "output": {"text": "edited"}}}
+    with pytest.raises(AgentReplayDivergenceError) as caught:
+        await run_agent(approval_machine, events=tampered, event={"type": "APPROVE"})
+    assert caught.value.index == 1 and caught.value.kind == "state"
