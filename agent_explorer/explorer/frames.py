@@ -374,6 +374,19 @@ class FrameBuilder:
         self.definition = definition
         self.usage = usage
         self.verification = VerificationSummary(status="pending")
+        self.usage_ready = True
+
+    def pending(self, index: int, built: int) -> dict[str, Any]:
+        """The frame for an index the background fold has not reached: its entry, and how far the fold is."""
+        n = len(self.entries)
+        index = max(0, min(index, n - 1))
+        return {
+            "index": index,
+            "length": n,
+            "pending": True,
+            "built": built,
+            "entry": self._entry_view(self.entries[index]),
+        }
 
     def build(self, index: int) -> dict[str, Any]:
         n = len(self.entries)
@@ -403,7 +416,7 @@ class FrameBuilder:
             children=self._children(persisted),
             tags=sorted(str(t) for t in (getattr(snapshot, "tags", None) or [])),
             changed=self._changed(index, persisted),
-            usage=self.usage.totals_at(index),
+            usage=self.usage.totals_at(index) if self.usage_ready else None,
             hash=self._hash(index, entry),
         )
         context_text, _ = _capped_json(context, CONTEXT_BYTES_CAP + 1)

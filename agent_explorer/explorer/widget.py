@@ -99,9 +99,10 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         page_size: int = 100,
         **kwargs: Any,
     ) -> None:
-        log: list[dict[str, Any]] = [
-            e if isinstance(e, dict) else dict(e) for e in entries
-        ]
+        # No copy of a list (a 1M-entry log is opened as is); entries are only ever read.
+        log: list[dict[str, Any]] = (
+            entries if isinstance(entries, list) else [dict(e) for e in entries]
+        )  # type: ignore[assignment]
         if not log:
             raise AgentError(
                 "Explorer needs a log with at least its @agent.init entry; got an empty log",
@@ -117,16 +118,23 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self._source: ReplaySource = (
             source if source is not None else open_source(machine, log, lazy=lazy)
         )
-        self._usage = UsageIndex(log)
+        # A long log opens before its one-pass indexes exist: usage sums and type counts are built by the
+        # background thread (frames say `usage: None` until then), as are the Timeline's checkpoints.
+        self._usage = UsageIndex([] if lazy else log)
         definition = machine.definition
         self._frames = FrameBuilder(self._source, log, definition, self._usage, machine)
+        self._frames.usage_ready = not lazy
         self._table = EventTable(log)
         self._page_size = page_size
         self._branches: list[Branch] = []
         self._wanted: int | None = None
         self._scheduled = False
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._verifier: threading.Thread | None = None
+        self._building = lazy  # the background fold has not reached the end yet
+        self._deferred: int | None = (
+            None  # an index asked for beyond the fold, answered when reached
+        )
 
         self.length = len(log)
         self.info = {
@@ -140,7 +148,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self.graph = build_graph(
             definition, token="ae" + secrets.token_hex(3)
         ).to_json()
-        self.table_types = self._table.types()
+        self.table_types = [] if lazy else self._table.types()
         self.usage_series = self._usage.series()
         self.marks = {"forks": []}
         self.table = self._table.page(0, page_size)
@@ -199,8 +207,31 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self._scheduled = False
         index = self.index if self._wanted is None else self._wanted
         self._wanted = None
-        self.frame = self._frames.build(index)
+        with self._lock:
+            built = getattr(self._source, "built", None)
+            if self._building and isinstance(built, int) and index >= built:
+                # Past the background fold: answering now would block the kernel until the fold gets
+                # there, so the view shows progress and the builder delivers the frame when it arrives.
+                self._deferred = index
+                self.frame = self._frames.pending(index, built)
+            else:
+                self._deferred = None
+                self.frame = self._frames.build(index)
         self._follow_table(index)
+
+    def _deliver_deferred(self, final: bool = False) -> None:
+        """Called by the background builder after each chunk: answer a deferred index once reachable."""
+        with self._lock:
+            index = self._deferred
+            if index is None:
+                return
+            built = getattr(self._source, "built", 0)
+            if final or index < built:
+                self._deferred = None
+                if index == self.index:
+                    self.frame = self._frames.build(index)
+            elif index == self.index:
+                self.frame = self._frames.pending(index, built)
 
     def _follow_table(self, index: int) -> None:
         """Keep the current row inside the table window when the cursor moves (Python owns the window)."""
@@ -283,6 +314,8 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
             self._verifier.start()
 
     def _background(self, verify: bool, lazy: bool) -> None:
+        if lazy:
+            self._index_in_background()
         build = getattr(self._source, "build", None)
         if lazy and callable(build):
             try:
@@ -291,10 +324,30 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
                     BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK
                 ):
                     build(min(until, len(self._entries) - 1))
+                    self._deliver_deferred()
             except Exception as error:  # noqa: BLE001 - it surfaces again (as a frame error) on access
                 self._build_error = error
+            with self._lock:
+                self._building = False
+            self._deliver_deferred(final=True)
         if verify:
             self._verify(self._check)
+
+    def _index_in_background(self) -> None:
+        """The one-pass indexes a long log opens without: usage prefix sums and event type counts."""
+        usage = UsageIndex(self._entries)
+        types = self._table.types()
+        with self._lock:
+            self._usage = self._frames.usage = usage
+            self._frames.usage_ready = True
+            self.usage_series = usage.series()
+            self.table_types = types
+            if (
+                self._deferred is None
+                and self.frame.get("index") == self.index
+                and "usage" in self.frame
+            ):
+                self.frame = {**self.frame, "usage": usage.totals_at(self.index)}
 
     def _verify(self, check: bool = True) -> None:
         """`verify_log` (when `check`) and, with `compare_with`, `compare_machines`; then publish both."""
@@ -411,7 +464,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
 
     def search(
         self, text: str, *, type: str | None = None, mark: int = 2_000
-    ) -> list[int]:  # noqa: A002
+    ) -> list[int]:
         """Indices whose entry (id, causation id or event JSON) contains `text`, case-insensitive.
 
         The first `mark` hits are marked on the slider track; the table is filtered the same way.

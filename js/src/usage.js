@@ -38,6 +38,10 @@ export class UsagePanel {
   }
 
   draw(usage, index) {
+    if (usage === null || usage === undefined) {
+      replace(this.totals, h("span", { class: "ae-muted" }, "summing usage…"));
+      return;
+    }
     const rows = [];
     for (const [key, value] of Object.entries(usage || {})) {
       if (key === "byModel") continue;

@@ -250,6 +250,16 @@ function render({ model, el }) {
       replace(stateBody, h("div", { class: "ae-muted" }, "empty log"));
       return;
     }
+    if (f.pending) {
+      // Python answers this index once its background fold gets there; show how far it is.
+      const pct = Math.floor((100 * (f.built || 0)) / Math.max(1, f.length || 1));
+      replace(
+        stateBody,
+        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${formatNumber(f.length || 0)} entries folded (${pct}%)`)),
+        section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
+      );
+      return;
+    }
     graph.highlight(f.active || [], f.taken || []);
     const labels = (model.get("graph") || {}).labels || {};
     const entry = f.entry || {};

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import Any
 
 import pytest
@@ -201,6 +202,52 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
     assert ex.frame["effects"] is None and ex.frame["effectsNote"]
     ex._on_message(ex, {"kind": "effects"}, [])
     assert ex.frame["effects"] == ex.effects(at=399) and ex.frame["effectsNote"] is None
+
+
+def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A drag to the end of a long log right after opening must not block the kernel on the fold."""
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
+    gate = threading.Event()
+    real_open = widget.open_source
+
+    def gated_open(machine: Any, entries: Any, **options: Any) -> Any:
+        timeline = real_open(machine, entries, **options)
+        real_build = timeline.build
+
+        def build(until: int | None = None) -> int:
+            if until is not None and until >= 150:
+                gate.wait(30)  # the fold stalls at 150 until the test lets it go on
+            return int(real_build(until))
+
+        timeline.build = build
+        return timeline
+
+    monkeypatch.setattr(widget, "open_source", gated_open)
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log, verify=False)
+    ex.index = 290
+    frame = ex.frame
+    assert frame["pending"] is True and frame["index"] == 290 and frame["built"] <= 151
+    assert frame["entry"]["index"] == 290
+    ex.index = (
+        20  # already folded: answered at once, and the deferred request is dropped
+    )
+    assert ex.frame["index"] == 20 and "pending" not in ex.frame
+    ex.index = 280
+    assert ex.frame["pending"] is True
+    gate.set()
+    ex.wait_verified(timeout=30)
+    assert (
+        ex.frame["index"] == 280
+        and "pending" not in ex.frame
+        and ex.frame["hash"]["ok"] is True
+    )
+    assert (
+        ex.frame["usage"]["totalTokens"] == 30 * 56 and ex.table_types[0][0] == "TICK"
+    )
 
 
 async def test_in_a_running_loop_only_the_newest_index_is_built(
