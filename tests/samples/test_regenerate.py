@@ -1,0 +1,108 @@
+"""The committed sample_logs/ are exactly what `python -m agent_explorer.samples.regenerate` produces.
+
+JSONL files are compared byte for byte; the SQLite store by thread contents (the exact JSON text of every entry),
+not by file bytes. The long run is regenerated short here and compared on its prefix; `slow` compares it whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from agent_explorer.samples.long_run import entries_for_tickets
+from agent_explorer.samples.regenerate import (
+    LONG_RUN_TICKETS,
+    SAMPLES,
+    jsonl_name,
+    regenerate,
+)
+from agent_explorer.stores import SqliteEventLogStore
+
+from .conftest import COMMITTED, SMALL_TICKETS
+
+SHORT = [s.thread_id for s in SAMPLES if s.thread_id != "inbox-long"]
+
+
+def _threads(path: Path) -> dict[str, list[str]]:
+    async def read() -> dict[str, list[str]]:
+        store = SqliteEventLogStore(path)
+        try:
+            infos = await store.list_threads(limit=1000)
+            return {info[0]: await store.read_raw(info[0]) for info in infos}
+        finally:
+            await store.aclose()
+
+    return asyncio.run(read())
+
+
+def _lines(path: Path, count: int) -> bytes:
+    with path.open("rb") as handle:
+        return b"".join(handle.readline() for _ in range(count))
+
+
+@pytest.mark.parametrize("thread_id", SHORT)
+def test_a_committed_jsonl_file_equals_its_regeneration_byte_for_byte(fresh: Path, thread_id: str) -> None:
+    name = jsonl_name(thread_id)
+    assert (COMMITTED / name).read_bytes() == (fresh / name).read_bytes()
+
+
+def test_the_long_run_starts_with_exactly_the_regenerated_prefix(fresh: Path) -> None:
+    name = jsonl_name("inbox-long")
+    prefix = entries_for_tickets(SMALL_TICKETS)
+    regenerated = (fresh / name).read_bytes()
+    assert regenerated.count(b"\n") == prefix
+    assert _lines(COMMITTED / name, prefix) == regenerated
+
+
+def test_the_long_run_is_at_least_100000_entries(fresh: Path) -> None:
+    with (COMMITTED / jsonl_name("inbox-long")).open("rb") as handle:
+        lines = sum(1 for _ in handle)
+    assert lines == entries_for_tickets(LONG_RUN_TICKETS) >= 100_000
+
+
+def test_the_sqlite_store_holds_the_same_threads_as_a_regeneration(fresh: Path) -> None:
+    committed, regenerated = _threads(COMMITTED / "samples.db"), _threads(fresh / "samples.db")
+    assert sorted(committed) == sorted(regenerated) == sorted(s.thread_id for s in SAMPLES)
+    for thread_id in SHORT:
+        assert committed[thread_id] == regenerated[thread_id], thread_id
+    long_prefix = regenerated["inbox-long"]
+    assert committed["inbox-long"][: len(long_prefix)] == long_prefix
+    assert len(committed["inbox-long"]) == entries_for_tickets(LONG_RUN_TICKETS)
+
+
+def test_each_jsonl_file_is_its_thread_of_the_store_exported() -> None:
+    threads = _threads(COMMITTED / "samples.db")
+    for thread_id in SHORT:
+        text = (COMMITTED / jsonl_name(thread_id)).read_text(encoding="utf-8")
+        assert text == "".join(f"{body}\n" for body in threads[thread_id]), thread_id
+
+
+def test_the_readme_is_regenerated_too(fresh: Path) -> None:
+    readme = (COMMITTED / "README.md").read_text(encoding="utf-8")
+    assert readme == (fresh / "README.md").read_text(encoding="utf-8")
+    for sample in SAMPLES:
+        assert f"`{jsonl_name(sample.thread_id)}`" in readme
+
+
+def test_regenerating_twice_in_one_directory_gives_the_same_files(tmp_path: Path) -> None:
+    # The second run clears and rewrites what it owns (and nothing else) instead of failing on existing files.
+    (tmp_path / "keep.txt").write_text("not ours")
+    asyncio.run(regenerate(tmp_path, tickets=3, log=lambda _: None))
+    first = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix == ".jsonl"}
+    asyncio.run(regenerate(tmp_path, tickets=3, log=lambda _: None))
+    second = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.suffix == ".jsonl"}
+    assert first == second and len(first) == len(SAMPLES)
+    assert (tmp_path / "keep.txt").read_text() == "not ours"
+
+
+@pytest.mark.slow
+def test_a_full_regeneration_equals_every_committed_file(tmp_path: Path) -> None:
+    asyncio.run(regenerate(tmp_path, log=lambda _: None))
+    for sample in SAMPLES:
+        name = jsonl_name(sample.thread_id)
+        assert (COMMITTED / name).read_bytes() == (tmp_path / name).read_bytes(), name
+    assert _threads(COMMITTED / "samples.db") == _threads(tmp_path / "samples.db")
+
+
