@@ -11,8 +11,8 @@ import path from 'node:path';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '..', '..', 'tests', 'node', 'package.json'));
 const X = require('xstate');
-const { setup, assign, raise, emit, log, cancel, spawnChild, stopChild, sendTo, and, or, not, fromPromise,
-  initialTransition, transition } = X;
+const { setup, assign, raise, emit, log, cancel, spawnChild, stopChild, sendTo, and, or, not, stateIn, enqueueActions,
+  fromPromise, initialTransition, transition } = X;
 
 const impl = {
   actors: { w: fromPromise(async () => 1) },
@@ -22,6 +22,7 @@ const impl = {
     flag: ({ event }) => event.flag === true,
     evenAndBig: and(['even', { type: 'big', params: { min: 2 } }]),
     oddOrFlag: or([not('even'), 'flag']),
+    inS1: stateIn('#m.s1'),
   },
   actions: {
     inc: assign({ n: ({ context }) => context.n + 1 }),
@@ -37,6 +38,7 @@ const impl = {
     spawnW: spawnChild('w', { id: 'w1', input: ({ context }) => ({ n: context.n }) }),
     stopW: stopChild('w1'),
     sendW: sendTo('w1', { type: 'PING' }),
+    enq: enqueueActions(({ enqueue, check }) => { if (check('even')) enqueue('inc'); else enqueue.raise({ type: 'D' }); }),
   },
 };
 

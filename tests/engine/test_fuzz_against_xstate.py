@@ -25,6 +25,7 @@ from agent_explorer.engine import (
     assign,
     cancel,
     emit,
+    enqueue_actions,
     from_promise,
     initial_transition,
     log,
@@ -34,6 +35,7 @@ from agent_explorer.engine import (
     send_to,
     setup,
     spawn_child,
+    state_in,
     stop_child,
     transition,
 )
@@ -45,8 +47,9 @@ NODE_MODULES = ROOT / "tests" / "node" / "node_modules"
 pytestmark = pytest.mark.node
 
 ACTIONS = ["inc", "dbl", "push", "raiseA", "raiseB", "emitX", "logIt", "custom", "delayed", "cancelD",
-           "spawnW", "stopW", "sendW"]
-GUARDS: list[Any] = [None, None, "even", {"type": "big", "params": {"min": 2}}, "flag", "evenAndBig", "oddOrFlag"]
+           "spawnW", "stopW", "sendW", "enq"]
+GUARDS: list[Any] = [None, None, "even", {"type": "big", "params": {"min": 2}}, "flag", "evenAndBig", "oddOrFlag",
+                     "inS1"]
 EVENTS = ["A", "B", "C", "D", "x.y", "x.z"]
 DESCRIPTORS = ["A", "B", "C", "D", "x.y", "x.*", "*"]
 
@@ -65,6 +68,7 @@ def implementations() -> Any:
             "flag": lambda c, e, p: e.get("flag") is True,
             "evenAndBig": and_(["even", {"type": "big", "params": {"min": 2}}]),
             "oddOrFlag": or_([not_("even"), "flag"]),
+            "inS1": state_in("#m.s1"),
         },
         actions={
             "inc": assign({"n": lambda c, e, p: c["n"] + 1}),
@@ -80,6 +84,9 @@ def implementations() -> Any:
             "spawnW": spawn_child("w", id="w1", input=lambda c, e, p: {"n": c["n"]}),
             "stopW": stop_child("w1"),
             "sendW": send_to("w1", {"type": "PING"}),
+            "enq": enqueue_actions(
+                lambda q, p: q.enqueue("inc") if q.check("even") else q.enqueue.raise_({"type": "D"})
+            ),
         },
     )
 
@@ -150,11 +157,19 @@ class _Gen:
         self.nodes.append((sid, config, kind))
         return config
 
-    def transition(self, targets: list[str]) -> dict[str, Any]:
+    def transition(self, targets: list[str], source: str = "m") -> dict[str, Any]:
         rng = self.rng
         t: dict[str, Any] = {}
         if rng.random() < 0.75:
-            t["target"] = "#" + rng.choice(targets)
+            target = rng.choice(targets)
+            parent, _, key = target.rpartition(".")
+            source_parent = source.rpartition(".")[0]
+            if parent == source and rng.random() < 0.6:
+                t["target"] = "." + key  # child of the source
+            elif parent == source_parent and source != "m" and rng.random() < 0.6:
+                t["target"] = key  # sibling
+            else:
+                t["target"] = "#" + target
         guard = rng.choice(GUARDS)
         if guard is not None:
             t["guard"] = guard
@@ -190,13 +205,13 @@ class _Gen:
                 on: dict[str, Any] = {}
                 for _ in range(rng.randint(1, 3)):
                     d = rng.choice(DESCRIPTORS)
-                    on.setdefault(d, []).append(self.transition(targets))
+                    on.setdefault(d, []).append(self.transition(targets, sid))
                 cfg["on"] = on
             if "after" in cfg:
-                cfg["after"]["100"] = self.transition(targets)
+                cfg["after"]["100"] = self.transition(targets, sid)
             if "invoke" in cfg:
-                cfg["invoke"]["onDone"] = self.transition(targets)
-                cfg["invoke"]["onError"] = self.transition(targets)
+                cfg["invoke"]["onDone"] = self.transition(targets, sid)
+                cfg["invoke"]["onError"] = self.transition(targets, sid)
             if rng.random() < 0.08 and sid != "m":
                 cfg["always"] = {"target": "#" + rng.choice(targets), "guard": "even", "actions": ["inc"]}
         for sid, cfg in plain:  # targets of the root must not be relative; all are #ids here
