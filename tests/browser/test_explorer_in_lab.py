@@ -87,14 +87,30 @@ def test_chart_renders_with_the_initial_state_highlighted(
     assert root.get_by_test_id("state-value").text_content() == "idle"
     assert root.get_by_test_id("verify-status").text_content() == "verified"
     nb.shot(tmp_path / "initial.png", 0)
+    # zoom and fit change only the viewBox; the drawing (and its highlight) stays the same element
+    fitted = svg.get_attribute("viewBox")
+    handle = svg.element_handle()
+    root.get_by_role("button", name="Zoom in").click()
+    zoomed = str(svg.get_attribute("viewBox"))
+    assert float(zoomed.split()[2]) < float(str(fitted).split()[2])
+    root.get_by_role("button", name="Fit the chart to the panel").click()
+    assert svg.get_attribute("viewBox") == fitted
+    assert svg.element_handle().evaluate("(el, old) => el === old", handle)
 
 
 def test_moving_the_slider_changes_highlight_and_context(
     nb: NotebookPage, tmp_path: Path
 ) -> None:
     root = nb.widget(0)
+    drawn = root.locator("svg.ae-svg").element_handle()
     slide_to(root, 2)
     assert active_labels(root) == ["ok", "writing"]
+    # scrubbing toggled classes on the drawn chart; it did not lay it out again
+    assert (
+        root.locator("svg.ae-svg")
+        .element_handle()
+        .evaluate("(el, old) => el === old", drawn)
+    )
     taken = root.locator("svg g.edge.taken text").all_text_contents()
     assert taken == ["START"]
     assert root.locator("svg g.cluster.active").count() == 3  # working and both regions
