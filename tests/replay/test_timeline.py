@@ -194,3 +194,25 @@ def test_effects_at_uses_the_provider_with_the_causing_actions(machine: Any) -> 
         assert timeline.effects_at(3) == []
     finally:
         replay_module.register_effects_provider(previous)
+
+
+def test_a_background_build_lets_other_threads_read(machine: Any, long_log: list[dict[str, Any]]) -> None:
+    import threading
+
+    from agent_explorer.log import timeline as timeline_module
+
+    timeline = Timeline(machine, long_log, checkpoint_every=5, lazy=True)
+    reports: list[tuple[int, int]] = []
+    original = timeline_module.BUILD_CHUNK
+    timeline_module.BUILD_CHUNK = 16
+    try:
+        worker = threading.Thread(target=timeline.build, kwargs={"progress": lambda b, t: reports.append((b, t))})
+        worker.start()
+        states = [machine.get_persisted_snapshot(timeline.state_at(i)) for i in range(0, len(long_log), 7)]
+        worker.join()
+    finally:
+        timeline_module.BUILD_CHUNK = original
+    assert timeline.built == len(long_log)
+    assert reports[-1] == (len(long_log), len(long_log))
+    assert [b for b, _ in reports] == sorted(b for b, _ in reports)
+    assert states == [replay(machine, long_log[: i + 1]).persisted_snapshot for i in range(0, len(long_log), 7)]
