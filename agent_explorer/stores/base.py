@@ -126,13 +126,12 @@ def check_window(from_index: Any, to_index: Any, limit: Any) -> tuple[int, int |
     return start, stop
 
 
-def _validators() -> tuple[Callable[..., None], Callable[..., None]]:
+def _validator() -> Callable[..., None]:
     # Imported lazily: the log layer sits below the stores, but importing it at module load would make
     # `agent_explorer.stores` pay for the whole log package even for a plain `open_store` call.
     from ..log.entries import assert_agent_log_entry
-    from ..log.jsonvalue import assert_json_serializable
 
-    return assert_agent_log_entry, assert_json_serializable
+    return assert_agent_log_entry
 
 
 def _reject_constant(name: str) -> Any:
@@ -150,7 +149,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def parse_entry_text(text: str | bytes, *, position: int = 0, index: int | None = None) -> tuple[str, dict[str, Any]]:
+def parse_entry_text(text: str | bytes | bytearray | memoryview, *, position: int = 0, index: int | None = None) -> tuple[str, dict[str, Any]]:
     """Strictly parse one entry's JSON text; return it as `str` (unchanged) and as a dict.
 
     Strict means: no NaN/Infinity, no duplicate keys (jsonb would silently keep one), one line (so
@@ -229,7 +228,7 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
     text is kept exactly as given after a strict parse. `position` (the place in the batch) names
     the entry in error paths: `entries[3].event.when`.
     """
-    assert_agent_log_entry, assert_json_serializable = _validators()
+    assert_agent_log_entry = _validator()
     if isinstance(item, (str, bytes, bytearray, memoryview)):
         text, entry = parse_entry_text(item, position=position, index=index)
     elif isinstance(item, Mapping):
@@ -240,7 +239,8 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
             f"entry at batch position {position} is a {type(item).__name__}, not an entry dict or JSON text",
             index=index,
         )
-    assert_json_serializable(entry, path=f"entries[{position}]")
+    # The fields of schema version 1 and strict JSON throughout (NaN, lone surrogates, non-JSON
+    # types refused with the offending path), in one pass of the log layer's own check.
     assert_agent_log_entry(entry, index=index)
     own = entry.get("index")
     if isinstance(own, bool) or not isinstance(own, int) or own != index:  # a backstop for the validator

@@ -318,8 +318,8 @@ async def fork_bounds_are_checked(store: EventLogStore) -> None:
         target = _thread("fork-bad")
         await _expect_error(f"fork up to {bad} of a 3-entry thread", store.fork(thread_id=t, new_thread_id=target, up_to_index=bad), AgentError, "invalid-argument")
         _check(await store.length(target) == 0, f"a refused fork up to {bad} must write nothing")
-    for bad in (-1, True, 2.0):
-        await _expect_error(f"fork up to {bad!r}", store.fork(thread_id=t, new_thread_id=_thread("fork-bad"), up_to_index=bad), AgentError, "invalid-argument")  # type: ignore[arg-type]
+    for odd in (-1, True, 2.0):
+        await _expect_error(f"fork up to {odd!r}", store.fork(thread_id=t, new_thread_id=_thread("fork-bad"), up_to_index=odd), AgentError, "invalid-argument")  # type: ignore[arg-type]
     # Forking an unknown thread is out of range too.
     await _expect_error("fork of an unknown thread", store.fork(thread_id=_thread("nothing"), new_thread_id=_thread("fork-bad"), up_to_index=1), AgentError, "invalid-argument")
     await _assert_thread(store, t, _entries(0, 3), "the source after refused forks")
@@ -454,10 +454,9 @@ CONFORMANCE_CASES: tuple[ConformanceCase, ...] = (
 
 
 async def _make(factory: StoreFactory) -> EventLogStore:
-    store = factory()
-    if inspect.isawaitable(store):
-        store = await store
-    return store  # type: ignore[return-value]
+    made = factory()
+    store = await made if inspect.isawaitable(made) else made
+    return store
 
 
 async def run_conformance_case(factory: StoreFactory, case: ConformanceCase) -> None:
@@ -497,7 +496,11 @@ async def assert_event_log_store_conformance(
 
         async def run_group(cases: list[ConformanceCase] = cases) -> None:
             for case in cases:
-                await _call(it, case.name, lambda case=case: run_conformance_case(factory, case))
+
+                async def body(case: ConformanceCase = case) -> None:
+                    await run_conformance_case(factory, case)
+
+                await _call(it, case.name, body)
 
         await _call(describe, group, run_group)
 

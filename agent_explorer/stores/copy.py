@@ -91,12 +91,14 @@ def iter_jsonl_texts(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> It
             yield from iter_jsonl_texts(handle)
         return
     pending: tuple[int, str] | None = None
-    for number, line in enumerate(source, start=1):
-        if isinstance(line, bytes):
+    for number, raw_line in enumerate(source, start=1):
+        if isinstance(raw_line, bytes):
             try:
-                line = line.decode("utf-8")
+                line = raw_line.decode("utf-8")
             except UnicodeDecodeError as error:
                 raise AgentLogFormatError(f"line {number} is not valid UTF-8: {error}", line=number) from None
+        else:
+            line = str(raw_line)
         if pending is not None:
             yield pending[0], pending[1], False
             pending = None

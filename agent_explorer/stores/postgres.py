@@ -82,7 +82,11 @@ class PostgresEventLogStore(EventLogStore):
         if param_format not in ("binary", "text"):
             raise AgentError(f"param_format must be 'binary' or 'text', got {param_format!r}", code="invalid-argument")
         self.param_format = param_format
-        self._pool_args = {"min_size": min_size, "max_size": max_size, "timeout": timeout}
+        if not (type(min_size) is int and type(max_size) is int and 0 <= min_size <= max_size and max_size >= 1):
+            raise AgentError(f"pool sizes must be ints with 0 <= min_size <= max_size, max_size >= 1; got {min_size}, {max_size}", code="invalid-argument")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+            raise AgentError(f"timeout must be positive seconds, got {timeout!r}", code="invalid-argument")
+        self._min_size, self._max_size, self._timeout = min_size, max_size, float(timeout)
         self._migrate = migrate
         self._pool: psycopg_pool.AsyncConnectionPool | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -165,7 +169,7 @@ class PostgresEventLogStore(EventLogStore):
             ) from error
         except psycopg_pool.PoolTimeout as error:
             raise AgentStoreBusyError(
-                f"no PostgreSQL connection became free for {what} within {self._pool_args['timeout']:g}s "
+                f"no PostgreSQL connection became free for {what} within {self._timeout:g}s "
                 f"({error}); retry later or raise max_size"
             ) from error
         except (psycopg.Error, psycopg_pool.PoolClosed) as error:
@@ -192,12 +196,14 @@ class PostgresEventLogStore(EventLogStore):
                     open=False,
                     kwargs={"autocommit": True, "application_name": "agent_explorer"},
                     name=f"agent_explorer:{self.qualified_table}",
-                    **self._pool_args,
+                    min_size=self._min_size,
+                    max_size=self._max_size,
+                    timeout=self._timeout,
                 )
                 try:
                     async with self._translate("connect"):
                         try:
-                            await pool.open(wait=True, timeout=self._pool_args["timeout"])
+                            await pool.open(wait=True, timeout=self._timeout)
                         except psycopg_pool.PoolTimeout as error:
                             raise psycopg.OperationalError(f"cannot connect to the server: {error}") from error
                         if self._migrate:

@@ -154,3 +154,17 @@ async def _exported(n: int) -> str:
     buffer = io.StringIO()
     await export_thread_jsonl(store, "t", buffer)
     return buffer.getvalue()
+
+
+@pytest.mark.parametrize("url", ["memory:", "sqlite:///{tmp}/cli.db"])
+def test_conformance_runs_as_a_plain_script(tmp_path: Path, url: str) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "agent_explorer.stores.conformance", url.format(tmp=tmp_path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "ok  stale expected index is a conflict" in result.stdout
+    assert result.stdout.strip().endswith("all conformance checks passed")
+    bad = subprocess.run([sys.executable, "-m", "agent_explorer.stores.conformance"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "usage:" in bad.stderr

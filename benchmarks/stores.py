@@ -1,0 +1,294 @@
+"""Store speed beside the raw driver, measured in the same run (so ratios hold on any machine).
+
+    .venv/bin/python benchmarks/stores.py                # memory + SQLite (+ PostgreSQL if the env var is set)
+    .venv/bin/python benchmarks/stores.py --pg DSN       # PostgreSQL at DSN (a throwaway schema is dropped after)
+    .venv/bin/python benchmarks/stores.py --quick        # fewer operations, for a smoke run
+
+For each store: single-entry appends/s, 100-entry batches (entries/s), and reading a 100,000-entry thread
+with JSON parsing. Each figure stands beside a raw-driver loop with the same durability:
+  SQLite: raw sqlite3, WAL + synchronous=FULL, PRIMARY KEY (thread_id, idx), BEGIN/INSERT/COMMIT;
+  PostgreSQL: raw psycopg (async, autocommit), the same one-statement checked INSERT ... SELECT unnest,
+  binary parameters (and text parameters, to show what binary buys).
+Rounds alternate store and raw and the median is reported, so disk noise hits both sides alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent_explorer.stores.base import EventLogStore  # noqa: E402
+from agent_explorer.stores.memory import InMemoryEventLogStore  # noqa: E402
+from agent_explorer.stores.sqlite import SqliteEventLogStore  # noqa: E402
+
+GOALS = {  # (figure, goal as "store/raw" throughput ratio, or raw/store time ratio for reads)
+    ("sqlite", "single"): 0.8, ("sqlite", "batch"): 0.7, ("sqlite", "read"): 1 / 1.5,
+    ("postgres", "single"): 0.8, ("postgres", "batch"): 0.5, ("postgres", "read"): 1 / 1.5,
+}
+
+
+def entry(index: int, tag: str = "") -> dict[str, Any]:
+    """A typical entry (~350 bytes of JSON): an actor completion with a short text output."""
+    return {
+        "schemaVersion": 1, "id": f"{tag}{uuid.uuid4().hex}", "index": index,
+        "recordedAt": "2026-11-30T04:00:00.000Z", "machineId": "support-agent", "machineVersion": "3",
+        "event": {"type": "xstate.done.actor.draft", "output": {"text": f"Reply number {index}: thanks, we refunded the order."}},
+        "causationId": "req-1", "verification": {"stateHash": "5f" * 32},
+    }
+
+
+async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
+    start = time.perf_counter()
+    await fn()
+    return time.perf_counter() - start
+
+
+async def alternate(rounds: int, ours: Callable[[], Awaitable[Any]], raw: Callable[[], Awaitable[Any]]) -> tuple[float, float]:
+    """Median seconds of `ours` and `raw` over short rounds run back to back, the order swapped every
+    round, so a burst of disk or CPU contention from other work lands on both sides alike."""
+    a, b = [], []
+    for round_no in range(rounds):
+        if round_no % 2 == 0:
+            a.append(await timed(ours))
+            b.append(await timed(raw))
+        else:
+            b.append(await timed(raw))
+            a.append(await timed(ours))
+    return statistics.median(a), statistics.median(b)
+
+
+class Report:
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, str, str, str, str, str]] = []
+
+    def add(self, store: str, figure: str, ours: float, raw: float, unit: str, higher_is_better: bool = True) -> None:
+        ratio = ours / raw if higher_is_better else raw / ours
+        goal = GOALS.get((store, figure))
+        verdict = "" if goal is None else ("ok" if ratio >= goal else "BELOW GOAL")
+        goal_text = "" if goal is None else (f">= {goal:.2f}x" if higher_is_better else f"<= {1 / goal:.2f}x time")
+        shown = ratio if higher_is_better else 1 / ratio
+        label = f"{shown:.2f}x" if higher_is_better else f"{shown:.2f}x time"
+        self.rows.append((store, figure, f"{ours:,.0f} {unit}" if higher_is_better else f"{ours * 1000:,.1f} ms",
+                          f"{raw:,.0f} {unit}" if higher_is_better else f"{raw * 1000:,.1f} ms", label, f"{goal_text} {verdict}".strip()))
+        print(f"  {store:9} {figure:14} store {self.rows[-1][2]:>18}   raw {self.rows[-1][3]:>18}   {label:>11}   {self.rows[-1][5]}", flush=True)
+
+    def markdown(self) -> str:
+        lines = ["| store | figure | store | raw driver | ratio | goal |", "|---|---|---|---|---|---|"]
+        lines += [f"| {' | '.join(row)} |" for row in self.rows]
+        return "\n".join(lines)
+
+
+# --- SQLite ---------------------------------------------------------------------------------------------
+
+
+def raw_sqlite(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("CREATE TABLE IF NOT EXISTS raw_log (thread_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, idx))")
+    return conn
+
+
+async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches: int, n_read: int, rounds: int) -> None:
+    path = os.path.join(directory, "bench.db")
+    store = SqliteEventLogStore(path)
+    raw = raw_sqlite(os.path.join(directory, "raw.db"))
+    lengths = {"store": 0, "raw": 0}
+    thread = "single"
+
+    async def ours_single() -> None:
+        for _ in range(n_single):
+            lengths["store"] = await store.append(thread_id=thread, expected_index=lengths["store"], entries=[entry(lengths["store"])])
+
+    async def raw_single() -> None:
+        for _ in range(n_single):
+            i = lengths["raw"]
+            raw.execute("BEGIN")
+            raw.execute("INSERT INTO raw_log VALUES (?, ?, ?)", (thread, i, orjson.dumps(entry(i)).decode()))
+            raw.execute("COMMIT")
+            lengths["raw"] = i + 1
+
+    ours, base = await alternate(rounds, ours_single, raw_single)
+    report.add("sqlite", "single", n_single / ours, n_single / base, "appends/s")
+
+    batch_lengths = {"store": 0, "raw": 0}
+
+    async def ours_batch() -> None:
+        for _ in range(n_batches):
+            start = batch_lengths["store"]
+            batch_lengths["store"] = await store.append(thread_id="batch", expected_index=start, entries=[entry(start + k) for k in range(100)])
+
+    async def raw_batch() -> None:
+        for _ in range(n_batches):
+            start = batch_lengths["raw"]
+            rows = [("batch", start + k, orjson.dumps(entry(start + k)).decode()) for k in range(100)]
+            raw.execute("BEGIN")
+            raw.executemany("INSERT INTO raw_log VALUES (?, ?, ?)", rows)
+            raw.execute("COMMIT")
+            batch_lengths["raw"] = start + 100
+
+    ours, base = await alternate(rounds, ours_batch, raw_batch)
+    report.add("sqlite", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s")
+
+    # Reading a 100,000-entry thread, parsed: the explorer's bulk path.
+    for start in range(0, n_read, 1000):
+        await store.append(thread_id="big", expected_index=start, entries=[entry(start + k) for k in range(1000)])
+        raw.execute("BEGIN")
+        raw.executemany("INSERT INTO raw_log VALUES (?, ?, ?)", [("big", start + k, orjson.dumps(entry(start + k)).decode()) for k in range(1000)])
+        raw.execute("COMMIT")
+
+    async def ours_read() -> None:
+        assert len(await store.read("big")) == n_read
+
+    async def raw_read() -> None:
+        rows = raw.execute("SELECT body FROM raw_log WHERE thread_id = ? AND idx >= 0 ORDER BY idx", ("big",)).fetchall()
+        assert len([orjson.loads(r[0]) for r in rows]) == n_read
+
+    ours, base = await alternate(rounds, ours_read, raw_read)
+    report.add("sqlite", "read", ours, base, "", higher_is_better=False)
+    await store.aclose()
+    raw.close()
+
+
+# --- memory (no raw counterpart; for scale) ---------------------------------------------------------------
+
+
+async def bench_memory(report: Report, n_single: int, n_read: int) -> None:
+    store = InMemoryEventLogStore()
+    start = time.perf_counter()
+    for i in range(n_single):
+        await store.append(thread_id="t", expected_index=i, entries=[entry(i)])
+    single = n_single / (time.perf_counter() - start)
+    for s in range(0, n_read, 1000):
+        await store.append(thread_id="big", expected_index=s, entries=[entry(s + k) for k in range(1000)])
+    read = await timed(lambda: store.read("big"))
+    print(f"  memory    single         {single:,.0f} appends/s (validation + encoding only)   read {n_read:,}: {read * 1000:.1f} ms")
+
+
+# --- PostgreSQL -------------------------------------------------------------------------------------------
+
+
+async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int, n_read: int, rounds: int) -> None:
+    import psycopg
+    from psycopg import sql
+
+    from agent_explorer.stores.postgres import PostgresEventLogStore
+
+    schema = f"bench_{uuid.uuid4().hex[:10]}"
+    store = PostgresEventLogStore(dsn, schema=schema, max_size=2)
+    text_store = PostgresEventLogStore(dsn, schema=schema, table="text_log", max_size=2, param_format="text")
+    await store.length("warm-up")
+    await text_store.length("warm-up")
+    conn = await psycopg.AsyncConnection.connect(dsn, autocommit=True)
+    table = sql.Identifier(schema, "raw_log")
+    await conn.execute(sql.SQL("CREATE TABLE {} (thread_id text COLLATE \"C\" NOT NULL, idx bigint NOT NULL, id text NOT NULL, body text NOT NULL, PRIMARY KEY (thread_id, idx), UNIQUE (thread_id, id))").format(table))
+
+    def checked_insert(fmt: str) -> sql.Composed:
+        return sql.SQL(
+            "INSERT INTO {t} (thread_id, idx, id, body) SELECT %(thread){f}, %(expected){f}::bigint + u.ord - 1, u.id, u.body"
+            " FROM unnest(%(ids){f}::text[], %(bodies){f}::text[]) WITH ORDINALITY AS u(id, body, ord)"
+            " WHERE %(expected){f}::bigint = 0 OR EXISTS (SELECT 1 FROM {t} WHERE thread_id = %(thread){f} AND idx = %(expected){f}::bigint - 1)"
+        ).format(t=table, f=sql.SQL(fmt))
+
+    insert_binary, insert_text = checked_insert("b"), checked_insert("t")
+    lengths = {"store": 0, "raw": 0}
+
+    async def raw_append(statement: Any, thread: str, start: int, entries: list[dict[str, Any]]) -> int:
+        cur = await conn.execute(statement, {"thread": thread, "expected": start, "ids": [e["id"] for e in entries],
+                                             "bodies": [orjson.dumps(e).decode() for e in entries]})
+        assert cur.rowcount == len(entries)
+        return start + len(entries)
+
+    async def ours_single() -> None:
+        for _ in range(n_single):
+            lengths["store"] = await store.append(thread_id="single", expected_index=lengths["store"], entries=[entry(lengths["store"])])
+
+    async def raw_single() -> None:
+        for _ in range(n_single):
+            lengths["raw"] = await raw_append(insert_binary, "single", lengths["raw"], [entry(lengths["raw"])])
+
+    ours, base = await alternate(rounds, ours_single, raw_single)
+    report.add("postgres", "single", n_single / ours, n_single / base, "appends/s")
+
+    b = {"store": 0, "raw": 0, "text_store": 0, "raw_text": 0}
+
+    async def ours_batch() -> None:
+        for _ in range(n_batches):
+            b["store"] = await store.append(thread_id="batch", expected_index=b["store"], entries=[entry(b["store"] + k) for k in range(100)])
+
+    async def raw_batch() -> None:
+        for _ in range(n_batches):
+            b["raw"] = await raw_append(insert_binary, "batch", b["raw"], [entry(b["raw"] + k) for k in range(100)])
+
+    ours, base = await alternate(rounds, ours_batch, raw_batch)
+    report.add("postgres", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s")
+
+    async def ours_text_batch() -> None:
+        for _ in range(n_batches):
+            b["text_store"] = await text_store.append(thread_id="batch", expected_index=b["text_store"], entries=[entry(b["text_store"] + k) for k in range(100)])
+
+    async def raw_text_batch() -> None:
+        for _ in range(n_batches):
+            b["raw_text"] = await raw_append(insert_text, "batch-text", b["raw_text"], [entry(b["raw_text"] + k) for k in range(100)])
+
+    text_ours, text_raw = await alternate(rounds, ours_text_batch, raw_text_batch)
+    report.add("postgres", "batch (text params)", 100 * n_batches / text_ours, 100 * n_batches / base, "entries/s")
+    report.add("postgres", "raw text vs binary", 100 * n_batches / text_raw, 100 * n_batches / base, "entries/s")
+
+    for start in range(0, n_read, 1000):
+        await store.append(thread_id="big", expected_index=start, entries=[entry(start + k) for k in range(1000)])
+    read_sql = sql.SQL("SELECT body FROM {} WHERE thread_id = %s AND idx >= %s ORDER BY idx").format(sql.Identifier(schema, "agent_event_log"))
+
+    async def ours_read() -> None:
+        assert len(await store.read("big")) == n_read
+
+    async def raw_read() -> None:
+        cur = await conn.execute(read_sql, ["big", 0])
+        rows = await cur.fetchall()
+        assert len([orjson.loads(r[0]) for r in rows]) == n_read
+
+    ours, base = await alternate(rounds, ours_read, raw_read)
+    report.add("postgres", "read", ours, base, "", higher_is_better=False)
+    await store.aclose()
+    await text_store.aclose()
+    await conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+    await conn.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pg", default=os.environ.get("AGENT_EXPLORER_TEST_PG_DSN"), help="PostgreSQL DSN (default: $AGENT_EXPLORER_TEST_PG_DSN)")
+    parser.add_argument("--quick", action="store_true", help="fewer operations (smoke run)")
+    parser.add_argument("--rounds", type=int, default=11)
+    args = parser.parse_args()
+    n_single, n_batches, n_read = (30, 3, 10_000) if args.quick else (60, 6, 100_000)
+    rounds = 2 if args.quick else args.rounds
+    report = Report()
+    print(f"stores benchmark: {n_single} single appends, {n_batches} x 100-entry batches, read of {n_read:,} entries; median of {rounds} alternating rounds")
+    await bench_memory(report, n_single, n_read)
+    with tempfile.TemporaryDirectory(prefix="agent-explorer-bench-") as directory:
+        await bench_sqlite(report, directory, n_single, n_batches, n_read, rounds)
+    if args.pg:
+        await bench_postgres(report, args.pg, n_single, n_batches, n_read, rounds)
+    else:
+        print("  postgres  skipped: pass --pg DSN or set AGENT_EXPLORER_TEST_PG_DSN (scripts/pg_cluster.sh start DIR prints one)")
+    print()
+    print(report.markdown())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
