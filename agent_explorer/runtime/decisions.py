@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import AgentError
+from ..errors import AgentError, AgentInvalidEventPayloadError
 from .executors import AgentRequest, ChoiceResult, maybe_await, normalize_choice_result
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "PLAN_DONE_EVENT_TYPE", "resolve_decision", "resolve_decision_detailed"]
@@ -28,6 +28,7 @@ async def resolve_decision_detailed(
     *,
     can_take: Callable[[dict[str, Any]], bool] | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> tuple[dict[str, Any], list[ChoiceResult]]:
     """Like `resolve_decision`, also returning every model answer (for usage journaling)."""
     answers: list[ChoiceResult] = []
@@ -40,7 +41,13 @@ async def resolve_decision_detailed(
         reason: str | None = None
         if request.events and event["type"] not in request.events:
             reason = f"not one of the legal events {list(request.events)}"
-        elif event["type"] != PLAN_DONE_EVENT_TYPE and can_take is not None and not can_take(event):
+        elif event["type"] != PLAN_DONE_EVENT_TYPE and validate is not None:
+            # Model output is untrusted input: the event schema applies as it does off the wire.
+            try:
+                event = validate(event)
+            except AgentInvalidEventPayloadError as error:
+                reason = f"its payload is invalid ({error.message})"
+        if reason is None and event["type"] != PLAN_DONE_EVENT_TYPE and can_take is not None and not can_take(event):
             reason = "the machine cannot take it in this state (a guard refused it)"
         if reason is None:
             return event, answers
@@ -62,13 +69,18 @@ async def resolve_decision(
     *,
     can_take: Callable[[dict[str, Any]], bool] | None = None,
     max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+    validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Ask `decide` for one of `request.events`; return the first choice the machine can take.
 
     A choice outside the candidates, or one `can_take` refuses (wire it to `snapshot.can`), is
     rejected and `decide` is asked again with `request.rejected` listing what was refused, up to
-    `max_attempts` times; then `AgentError` (code `decision-rejected`). `decide` may be sync or
-    async and return an event type, an event dict, or `{"choice": ..., "usage": ...}`.
+    `max_attempts` times; then `AgentError` (code `decision-rejected`). `validate` (e.g.
+    `lambda e: parse_agent_event(machine, e)`) parses the chosen event; a payload it refuses is
+    rejected like a guard. `decide` may be sync or async and return an event type, an event dict,
+    or `{"choice": ..., "usage": ...}`.
     """
-    event, _ = await resolve_decision_detailed(request, decide, can_take=can_take, max_attempts=max_attempts)
+    event, _ = await resolve_decision_detailed(
+        request, decide, can_take=can_take, max_attempts=max_attempts, validate=validate
+    )
     return event

@@ -74,7 +74,12 @@ def _plan_done(effect: AgentEffect, stopped: str) -> Outcome:
     return Outcome(effect.to_done_event(output), effect.request_id, output=output)
 
 
-async def _plan_step(effect: AgentEffect, executors: Any, can_take: Callable[[dict[str, Any]], bool] | None) -> Outcome:
+async def _plan_step(
+    effect: AgentEffect,
+    executors: Any,
+    can_take: Callable[[dict[str, Any]], bool] | None,
+    validate: Callable[[dict[str, Any]], dict[str, Any]] | None,
+) -> Outcome:
     request = effect.request
     assert request is not None
     applied = request.applied
@@ -92,6 +97,7 @@ async def _plan_step(effect: AgentEffect, executors: Any, can_take: Callable[[di
         _require(executors, "decide", effect),
         can_take=can_take,
         max_attempts=getattr(effect.logic, "max_attempts", 3),
+        validate=validate,
     )
     usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
     if event["type"] == PLAN_DONE_EVENT_TYPE:
@@ -108,6 +114,7 @@ async def perform_effect(
     can_take: Callable[[dict[str, Any]], bool] | None = None,
     on_chunk: Callable[[str], Any] | None = None,
     time_scale: float = 1.0,
+    validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Outcome:
     """Resolve one effect. Failures of the call become the `xstate.error.actor.<id>` completion
     (errors count as completions); cancellation propagates. `execute` effects run inline."""
@@ -143,11 +150,12 @@ async def perform_effect(
                 _require(executors, "decide", effect),
                 can_take=can_take,
                 max_attempts=getattr(effect.logic, "max_attempts", 3),
+                validate=validate,
             )
             usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
             return Outcome(event, request.request_id, usage, output=event)
         if effect.kind == "plan":
-            return await _plan_step(effect, executors, can_take)
+            return await _plan_step(effect, executors, can_take, validate)
         output = await _task(effect)
         # The output is journaled inline: a value JSON cannot hold fails the task, not the run.
         assert_json_serializable(output, "output")
@@ -164,6 +172,7 @@ async def execute_agent_request(
     *,
     can_take: Callable[[dict[str, Any]], bool] | None = None,
     on_chunk: Callable[[str], Any] | None = None,
+    validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Any:
     """Run a text / task / decision effect and return its output (seeds/003 `executeAgentRequest`).
 
@@ -171,7 +180,7 @@ async def execute_agent_request(
     `{"text": ...}`; a task returns its promise's result; a decision returns the chosen event.
     Errors raise, so the host can journal `effect.to_error_event(error)`.
     """
-    outcome = await perform_effect(effect, executors, can_take=can_take, on_chunk=on_chunk)
+    outcome = await perform_effect(effect, executors, can_take=can_take, on_chunk=on_chunk, validate=validate)
     if outcome.error is not None:
         raise outcome.error
     return outcome.output

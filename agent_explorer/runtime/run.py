@@ -31,6 +31,7 @@ from ..errors import (
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
 from .executors import as_executors
+from .parse import parse_agent_event
 
 __all__ = ["RunResult", "find_machine_ref", "run_agent"]
 
@@ -300,6 +301,7 @@ class _Run:
                     can_take=lambda event: bool(self.snapshot.can(event)),
                     on_chunk=self.on_chunk,
                     time_scale=self.time_scale,
+                    validate=lambda event: parse_agent_event(self.machine, event),
                 )
             except asyncio.CancelledError:
                 return

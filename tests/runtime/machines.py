@@ -352,3 +352,28 @@ unjsonable_machine = setup_agent(
         },
     }
 )
+
+# -- a decision over events that carry a schema --------------------------------------------------
+
+review_machine = setup_agent(
+    schemas={"APPROVE": ApproveEvent},
+    actors={"reviewer": create_decision_logic(prompt="Review it")},
+).create_machine(
+    {
+        "id": "review",
+        "initial": "reviewing",
+        "context": {"score": None},
+        "states": {
+            "reviewing": {
+                "invoke": {"src": "reviewer", "id": "reviewer"},
+                "on": {
+                    "APPROVE": {"target": "approved", "actions": assign({"score": lambda c, e, p: e["score"]})},
+                    "REJECT": "rejected",
+                },
+            },
+            "approved": {"type": "final"},
+            "rejected": {"type": "final"},
+        },
+        "output": lambda context, event, params: context,
+    }
+)

@@ -133,3 +133,18 @@ async def test_on_event_fires_at_acceptance_with_a_store_too(store: Any) -> None
     result = await run_agent(approval_machine, input={"q": "x"}, store=store, thread_id="t",
                              executors=ScriptedModel(["r"], usage=USAGE), on_event=seen.append)
     assert seen == result.events == await store.read("t")
+
+
+async def test_a_models_choice_goes_through_the_event_schema_like_wire_input() -> None:
+    from .machines import review_machine
+
+    model = ScriptedModel(decisions=[{"type": "APPROVE", "score": 99}, {"type": "APPROVE", "note": " fine "}])
+    result = await run_agent(review_machine, executors=model)
+    assert result.status == "done" and result.output == {"score": 1}
+    chosen = result.events[1]
+    assert chosen["event"] == {"type": "APPROVE", "note": "fine", "score": 1}  # defaults filled, validators run
+    assert chosen["causationId"] == "reviewer#1"
+    # The first choice was refused for its payload, and the retry was told why.
+    assert model.calls[0].events == ("APPROVE", "REJECT")
+    assert "payload is invalid" in model.calls[1].rejected[0]["reason"]
+    assert "score" in model.calls[1].rejected[0]["reason"]
