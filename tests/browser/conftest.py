@@ -198,6 +198,17 @@ class NotebookPage:
         dialog.dismiss()
 
     def open(self, name: str, widgets: int) -> None:
+        try:
+            self._open(name, widgets)
+        except Exception as error:
+            shot = self.lab.root / f"open-failed-{name}.png"
+            self.page.screenshot(path=str(shot))
+            log = self.lab.log.read_text(errors="replace")[-2500:]
+            raise AssertionError(
+                f"opening {name} failed ({error}); screenshot {shot}; server log:\n{log}"
+            ) from error
+
+    def _open(self, name: str, widgets: int) -> None:
         page = self.page
         page.goto(self.lab.notebook_url(name))
         page.wait_for_function(

@@ -263,3 +263,29 @@ def test_fork_and_compare_show_both_timelines(nb: NotebookPage, tmp_path: Path) 
         panel.get_by_test_id("lane-branch").locator(".ae-lane-mark.diff").count() == 1
     )
     nb.shot(tmp_path / "compare.png", 0)
+
+
+def test_a_fast_drag_reaches_python_as_few_index_changes(nb: NotebookPage) -> None:
+    """Slider input is debounced in the browser: a burst of 40 moves is not 40 kernel round trips."""
+    root = nb.widget(0)
+    nb.kernel("ex.index = 0")
+    expect_position(root, 0)
+    nb.kernel(
+        "seen = []\nex.observe(lambda change: seen.append(change['new']), 'index')"
+    )
+    root.get_by_test_id("slider").evaluate(
+        """async (el) => {
+            for (let k = 0; k < 40; k++) {
+                el.value = String(k % 8 + 1);
+                el.dispatchEvent(new Event("input", {bubbles: true}));
+                await new Promise((r) => setTimeout(r, 5));
+            }
+            el.value = "7";
+            el.dispatchEvent(new Event("input", {bubbles: true}));
+            el.dispatchEvent(new Event("change", {bubbles: true}));
+        }"""
+    )
+    expect_position(root, 7)
+    seen = nb.kernel("print(seen)").strip()
+    values = [int(v) for v in seen.strip("[]").split(",") if v.strip()]
+    assert values[-1] == 7 and 1 <= len(values) <= 6, values
