@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import anywidget
 import traitlets
 
-from ..errors import AgentError
+from ..errors import AgentError, AgentMachineVersionMismatchError
 from .aio import run_sync
 from .branches import Branch, BranchComparison, compare_timelines
 from .frames import (
@@ -97,6 +98,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         source: ReplaySource | None = None,
         verify: bool | str = "auto",  # True / "auto" / "background" / False
         page_size: int = 100,
+        check_version: bool = True,
         **kwargs: Any,
     ) -> None:
         # No copy of a list (a 1M-entry log is opened as is); entries are only ever read.
@@ -115,8 +117,11 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self.thread_id = thread_id
         self._entries: list[dict[str, Any]] = log
         lazy = source is None and len(log) > SYNC_VERIFY_LIMIT
+        self._check_version = check_version
         self._source: ReplaySource = (
-            source if source is not None else open_source(machine, log, lazy=lazy)
+            source
+            if source is not None
+            else self._open_timeline(machine, log, lazy, check_version)
         )
         # A long log opens before its one-pass indexes exist: usage sums and type counts are built by the
         # background thread (frames say `usage: None` until then), as are the Timeline's checkpoints.
@@ -132,6 +137,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self._lock = threading.RLock()
         self._verifier: threading.Thread | None = None
         self._building = lazy  # the background fold has not reached the end yet
+        self._progress_at = time.monotonic()
         self._deferred: int | None = (
             None  # an index asked for beyond the fold, answered when reached
         )
@@ -155,6 +161,19 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         self.on_msg(self._on_message)
         self._start_background(verify, lazy)
         self._flush_frame()
+
+    @staticmethod
+    def _open_timeline(
+        machine: Any, log: list[dict[str, Any]], lazy: bool, check_version: bool
+    ) -> ReplaySource:
+        try:
+            return open_source(machine, log, lazy=lazy, check_version=check_version)
+        except AgentMachineVersionMismatchError as error:
+            raise AgentMachineVersionMismatchError(
+                f"{error.message} To see where this machine parts from the recording, open the log "
+                "anyway with Explorer(machine, entries, check_version=False) (divergences are then "
+                "shown), or pass the recording machine and compare_with=this one."
+            ) from error
 
     # -- construction from a store ------------------------------------------------------------------------
 
@@ -354,7 +373,14 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         compare_machines, verify_log = api("compare_machines"), api("verify_log")
         try:
             summary = (
-                VerificationSummary.from_report(verify_log(self.machine, self._entries))
+                VerificationSummary.from_report(
+                    verify_log(
+                        self.machine,
+                        self._entries,
+                        check_version=self._check_version,
+                        progress=self._progress,
+                    )
+                )
                 if check
                 else VerificationSummary(status="off")
             )
@@ -379,6 +405,19 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
                     "error": f"{type(error).__name__}: {error}",
                 }
         self._set_verification(summary, comparison)
+
+    def _progress(self, done: int) -> None:
+        """verify_log's per-entry callback; publishes at most every 0.5 s (the chip shows a percentage)."""
+        now = time.monotonic()
+        if now - self._progress_at < 0.5:
+            return
+        self._progress_at = now
+        with self._lock:
+            if self.verification.get("status") == "pending":
+                self.verification = {
+                    **self.verification,
+                    "progress": done / max(1, len(self._entries)),
+                }
 
     def _set_verification(
         self, summary: VerificationSummary, comparison: dict[str, Any] | None

@@ -184,7 +184,7 @@ function render({ model, el }) {
       status.title = "Replay derived different states than the log recorded";
     } else if (v.status === "pending") {
       status.classList.add("pending");
-      status.textContent = "verifying…";
+      status.textContent = typeof v.progress === "number" ? `verifying… ${Math.floor(v.progress * 100)}%` : "verifying…";
     } else if (v.status === "error") {
       status.classList.add("bad");
       status.textContent = "verification failed";

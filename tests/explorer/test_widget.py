@@ -10,7 +10,11 @@ from typing import Any
 import pytest
 from sample_run import XSS, long_events, make_machine, record, tamper
 
-from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
+from agent_explorer.errors import (
+    AgentError,
+    AgentInvalidEventPayloadError,
+    AgentMachineVersionMismatchError,
+)
 from agent_explorer.explorer import Explorer, frames, widget
 from agent_explorer.explorer.frames import api
 
@@ -384,3 +388,30 @@ def test_machines_are_compared_even_without_verification(
     )
     branch = ex.fork(at=3)
     assert ex.branches() == [branch]
+
+
+def test_a_log_from_another_machine_version(entries: list[dict[str, Any]]) -> None:
+    today = make_machine("2", step=2)
+    with pytest.raises(AgentMachineVersionMismatchError) as caught:
+        Explorer(today, entries)
+    assert "check_version=False" in caught.value.message
+    ex = Explorer(today, entries, check_version=False)
+    assert ex.verification["status"] == "diverged" and ex.verification["first"] == 1
+    ex.index = 1
+    assert ex.frame["context"]["n"] == 2 and ex.frame["hash"]["ok"] is False
+
+
+def test_background_verification_reports_progress(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    published: list[float] = []
+    ex = Explorer(machine, record(machine, long_events(50)), verify=False)
+    ex.observe(
+        lambda change: published.append(change["new"].get("progress")), "verification"
+    )
+    monkeypatch.setattr(ex, "_progress_at", -1e9)
+    ex._set_verification(frames.VerificationSummary(status="pending"), None)
+    ex._progress(25)
+    assert published[-1] == pytest.approx(25 / 51)
+    ex._progress(30)  # within 0.5 s of the last one: not published
+    assert published[-1] == pytest.approx(25 / 51)
