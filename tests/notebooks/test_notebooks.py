@@ -35,7 +35,7 @@ def test_the_notebooks_are_the_four_named_ones() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_notebook_is_committed_without_outputs_and_reads_as_prose_and_code(name: str) -> None:
-    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)  # type: ignore[no-untyped-call]
     nbformat.validate(notebook)
     code = [c for c in notebook.cells if c.cell_type == "code"]
     prose = [c for c in notebook.cells if c.cell_type == "markdown"]
@@ -46,7 +46,7 @@ def test_a_notebook_is_committed_without_outputs_and_reads_as_prose_and_code(nam
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_notebook_runs_top_to_bottom_without_errors(name: str) -> None:
-    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)  # type: ignore[no-untyped-call]
     client = NotebookClient(
         notebook,
         kernel_name=_kernel_name(),
