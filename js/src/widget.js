@@ -164,7 +164,7 @@ function render({ model, el }) {
     const marks = model.get("marks") || {};
     const items = [];
     for (const [a, b] of v.ranges || []) {
-      items.push(h("span", { class: "ae-mark divergent", style: `left:${(a / n) * 100}%;width:max(2px, ${((b - a + 1) / (n + 1)) * 100}%)`, title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` }));
+      items.push(h("span", { class: "ae-mark divergent", style: `left:${(a / n) * 100}%;width:max(2px, ${((b - a) / n) * 100}%)`, title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` }));
     }
     for (const i of marks.hits || []) items.push(h("span", { class: "ae-mark hit", style: `left:${(i / n) * 100}%`, title: `search hit: ${i}` }));
     for (const f of marks.forks || []) items.push(h("span", { class: "ae-mark fork", style: `left:${(f / n) * 100}%`, title: `fork after ${f}` }));
