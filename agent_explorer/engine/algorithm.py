@@ -17,7 +17,7 @@ from ._util import UNDEFINED
 from .actions import BuiltinAction, ExecutableAction, StopChild
 from .guards import evaluate_guard
 from .nodes import StateNode, Transition, get_proper_ancestors, is_descendant
-from .snapshot import Snapshot
+from .snapshot import Configuration, Snapshot
 
 if TYPE_CHECKING:
     from .machine import Machine
@@ -631,6 +631,107 @@ def _machine_output(work: Work, event: dict[str, Any], root: StateNode, completi
     return _resolve_output(root.output, work.context, _done_state_event(completion.id, inner))
 
 
+class StepPlan:
+    """The action-independent part of a microstep, computed once per (configuration, transitions).
+
+    Valid only where history cannot change the answer (no history targets, no compound whose
+    initial state is a history node) and no final state is entered (done handling needs the
+    context); other microsteps take the general path below.
+    """
+
+    __slots__ = ("enter", "exit", "filtered", "history_updates", "next_config")
+
+    def __init__(self, filtered: list[Transition], exit: tuple[StateNode, ...],
+                 history_updates: tuple[tuple[str, tuple[StateNode, ...]], ...],
+                 enter: tuple[tuple[StateNode, tuple[Any, ...]], ...], next_config: Configuration) -> None:
+        self.filtered = filtered
+        self.exit = exit
+        self.history_updates = history_updates
+        self.enter = enter
+        self.next_config = next_config
+
+
+def _plan_step(machine: Machine, transitions: list[Transition], config: Configuration) -> StepPlan | None:
+    history: dict[str, tuple[StateNode, ...]] = {}  # cannot matter: see StepPlan
+    mut: dict[StateNode, None] = dict.fromkeys(config.nodes)
+    filtered = remove_conflicting_transitions(transitions, mut, history) if len(transitions) > 1 else transitions
+    to_exit = compute_exit_set(filtered, mut, history)
+    to_exit.sort(key=lambda n: n.order, reverse=True)
+    updates: dict[str, tuple[StateNode, ...]] = {}
+    for node in to_exit:
+        for h in node.history_children:
+            if h.history == "deep":
+                updates[h.id] = tuple(s for s in mut if s.is_atomic and node in s.ancestor_set)
+            else:
+                updates[h.id] = tuple(s for s in mut if s.parent is node)
+    for node in to_exit:
+        del mut[node]
+    to_enter: set[StateNode] = set()
+    default_entry: set[StateNode] = set()
+    compute_entry_set(filtered, history, default_entry, to_enter)
+    ordered = sorted(to_enter, key=lambda n: n.order)
+    if any(n.type == "final" for n in ordered):
+        return None
+    enter = tuple(
+        (n, n.entry_actions + n.initial_actions if n in default_entry else n.entry_actions) for n in ordered
+    )
+    for n in ordered:
+        mut[n] = None
+    if not updates and len(mut) == len(config.node_set) and config.node_set.issuperset(mut):
+        next_config = config
+    else:
+        next_config = machine.configuration(tuple(mut))
+    return StepPlan(filtered, tuple(to_exit), tuple(updates.items()), enter, next_config)
+
+
+def _cached_plan(machine: Machine, transitions: list[Transition], config: Configuration) -> StepPlan | None:
+    if machine.history_sensitive_initial:
+        return None
+    for t in transitions:
+        if t.has_history_target:
+            return None
+    key = tuple(transitions)
+    steps = config.steps
+    if key in steps:
+        return steps[key]  # type: ignore[no-any-return]
+    plan = _plan_step(machine, transitions, config)
+    if len(steps) < 256:
+        steps[key] = plan
+    return plan
+
+
+def _run_plan_step(scope: Scope, plan: StepPlan, snapshot: Snapshot, event: dict[str, Any], step: Microstep | None) -> Snapshot:
+    work = Work(snapshot)
+    history = snapshot._history
+    if plan.history_updates:
+        history = dict(history)
+        history.update(plan.history_updates)
+    for node in plan.exit:
+        if node.exit_actions:
+            resolve_actions(scope, work, event, node.exit_actions)
+    for t in plan.filtered:
+        if t.actions:
+            resolve_actions(scope, work, event, t.actions)
+    for node, actions in plan.enter:
+        if actions:
+            if node.invoke_ids:
+                scope.deferred_actor_ids = node.invoke_ids
+                try:
+                    resolve_actions(scope, work, event, actions)
+                finally:
+                    scope.deferred_actor_ids = ()
+            else:
+                resolve_actions(scope, work, event, actions)
+    config = plan.next_config
+    if step is not None:
+        step.exited.extend(plan.exit)
+        step.entered.extend(n for n, _ in plan.enter)
+    if not work.changed and config is snapshot._config and history is snapshot._history:
+        return snapshot
+    return Snapshot(scope.machine, config, work.context, status=work.status, children=work.children,
+                    history=history, output=work.output, error=work.error)
+
+
 def microstep(
     scope: Scope,
     transitions: list[Any],
@@ -642,6 +743,16 @@ def microstep(
     if not transitions:
         return snapshot
     step = Microstep(event, transitions) if scope.trace is not None else None
+    if not is_initial and snapshot._status != "done":  # a done snapshot re-runs every exit (XState)
+        plan = _cached_plan(scope.machine, transitions, snapshot._config)
+        if plan is not None:
+            first = len(scope.actions)
+            result = _run_plan_step(scope, plan, snapshot, event, step)
+            if step is not None and scope.trace is not None:
+                step.snapshot = result
+                step.actions = scope.actions[first:]
+                scope.trace.append(step)
+            return result
     first_action = len(scope.actions)
     work = Work(snapshot)
     old_config = snapshot._config

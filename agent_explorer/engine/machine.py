@@ -110,6 +110,11 @@ class Machine:
         self.root.initialize()
         self.root.initialize_history()
         self.states = self.root.states
+        # A compound whose initial state is a history node makes entry sets depend on history.
+        self.history_sensitive_initial = any(
+            n.initial is not None and n.initial.target is not None and n.initial.target[0].type == "history"
+            for n in self.id_map.values()
+        )
         self._validate_names()
         self._definition: dict[str, Any] | None = None
         self._version: str | None = None

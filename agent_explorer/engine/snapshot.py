@@ -27,7 +27,7 @@ class Configuration:
     nodes, and per-event-type selection plans, so a fold over a long log does that work once.
     """
 
-    __slots__ = ("_final", "always_chains", "atomic", "node_set", "nodes", "plans", "tags", "value")
+    __slots__ = ("_final", "always_chains", "atomic", "node_set", "nodes", "plans", "steps", "tags", "value")
 
     def __init__(self, nodes: tuple[StateNode, ...], value: Any) -> None:
         self.nodes = nodes
@@ -36,6 +36,7 @@ class Configuration:
         self.tags = frozenset(t for n in nodes for t in n.tags)
         self.atomic = tuple(n for n in nodes if n.is_atomic)
         self.plans: dict[str, Any] = {}
+        self.steps: dict[tuple[Any, ...], Any] = {}
         chains = []
         for atomic in self.atomic:
             chain = tuple(s.always for s in (atomic,) + atomic.ancestors if s.always)

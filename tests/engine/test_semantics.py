@@ -525,3 +525,16 @@ def test_engine_errors_carry_stable_codes() -> None:
     with pytest.raises(AgentError) as info:
         m.restore_snapshot({"status": "active", "value": "zzz", "context": {}, "children": {}, "historyValue": {}})
     assert info.value.code == "invalid-snapshot"
+
+
+def test_done_machine_reruns_exits_when_an_event_is_handled() -> None:
+    # XState's pure API: a microstep on a done snapshot ends by running every exit action again.
+    m = setup(actions={k: (lambda c, e, p: None) for k in ("rootExit", "zExit", "pinged")}).create_machine({
+        "id": "m", "initial": "a", "exit": "rootExit", "on": {"PING": {"actions": "pinged"}},
+        "states": {"a": {"on": {"END": "z"}}, "z": {"type": "final", "exit": "zExit"}},
+    })
+    s, actions = run(m, "END")
+    assert s.status == "done" and types(actions) == ["zExit", "rootExit"]
+    s2, actions = transition(m, s, {"type": "PING"})
+    assert types(actions) == ["pinged", "zExit", "rootExit"]
+    assert transition(m, s2, {"type": "NOPE"})[1] == []
