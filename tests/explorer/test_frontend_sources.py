@@ -6,7 +6,9 @@ import re
 from pathlib import Path
 
 SRC = Path(__file__).parents[2] / "js" / "src"
-SINKS = re.compile(r"\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|eval)\b")
+SINKS = re.compile(
+    r"\b(innerHTML|outerHTML|insertAdjacentHTML|document\.write|createContextualFragment|eval)\b"
+)
 
 
 def test_no_html_sinks_in_the_widget_sources() -> None:

@@ -415,3 +415,26 @@ def test_background_verification_reports_progress(
     assert published[-1] == pytest.approx(25 / 51)
     ex._progress(30)  # within 0.5 s of the last one: not published
     assert published[-1] == pytest.approx(25 / 51)
+
+
+async def test_from_a_sqlite_store_inside_a_running_loop(
+    machine: Any, entries: list[dict[str, Any]], tmp_path: Any
+) -> None:
+    """The embedded default store, a real file, read and forked from notebook-style code in a live loop."""
+    from agent_explorer.stores import SqliteEventLogStore
+
+    store = SqliteEventLogStore(str(tmp_path / "runs.db"))
+    try:
+        await store.append(thread_id="s1", expected_index=0, entries=entries)
+        ex = Explorer.from_store(store, "s1", machine)
+        assert len(ex) == 9 and ex.verification["status"] == "ok"
+        branch = ex.fork(at=3, new_thread_id="s1-b")
+        assert branch.append({"type": "CANCEL"}).value == "idle"
+        stored = await store.read("s1-b")
+        assert [e["event"]["type"] for e in stored][
+            -1
+        ] == "CANCEL" and await store.length("s1") == 9
+    finally:
+        close = getattr(store, "aclose", None)
+        if close is not None:
+            await close()
