@@ -148,3 +148,13 @@ async def test_a_models_choice_goes_through_the_event_schema_like_wire_input() -
     assert model.calls[0].events == ("APPROVE", "REJECT")
     assert "payload is invalid" in model.calls[1].rejected[0]["reason"]
     assert "score" in model.calls[1].rejected[0]["reason"]
+
+
+async def test_a_task_that_wins_the_race_cancels_the_running_timer() -> None:
+    import time
+
+    started = time.perf_counter()
+    result = await run_agent(race_machine, timers="run", time_scale=200.0)  # the 5 ms timer becomes 1 s
+    assert result.status == "done" and result.snapshot.value == "finished"
+    assert time.perf_counter() - started < 0.8  # settled on the task, not after the timer
+    assert [e["event"]["type"] for e in result.events] == ["@agent.init", "xstate.done.actor.slow"]
