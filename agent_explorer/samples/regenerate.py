@@ -71,8 +71,8 @@ SAMPLES: tuple[Sample, ...] = (
            "offer a refund, idle in `awaitingApproval` until a reviewer's `APPROVE` 20 minutes later, the refund "
            "tool, the final reply. The run `agent-explorer open` shows."),
     Sample("support-crashed", f"{SUPPORT}:support_agent",
-           "The process died while the `draftReply#1` request was in flight: the log ends after the classification. "
-           "It verifies; `replay(...).effects` lists the owed `draftReply#1`, which a resume re-executes."),
+           "The process died while the `draft#1` request was in flight: the log ends after the classification. "
+           "It verifies; `replay(...).effects` lists the owed `draft#1`, which a resume re-executes."),
     Sample("support-divergent", f"{SUPPORT}:support_agent",
            "Recorded by `support_agent_old_policy` (refund limit 250.00) under the same id and version \"1\" as today's "
            "machine (limit 150.00): the guard changed without a version bump. It diverges at the `OFFER_REFUND` "
@@ -183,7 +183,7 @@ async def support_crashed(store: Any) -> None:
     clock, ids = SampleClock(), entry_ids(thread)
     ticket = _ticket(1043, "Ravi Menon", "Stove kit 9 days late",
                      "My camp stove kit arrived 9 days after the promised date; I missed my trip.", "A-7007")
-    crashing = CrashAt(_support_models(["Shipping"], [], []), "draftReply")
+    crashing = CrashAt(_support_models(["Shipping"], [], []), "draft")
     run = asyncio.ensure_future(run_agent(support_agent, input=ticket, store=store, thread_id=thread,
                                           executors=crashing, now=clock, ids=ids, machine_ref=f"{SUPPORT}:support_agent"))
     await crashing.in_flight.wait()

@@ -209,7 +209,7 @@ def build_support_agent(*, version: str = "1", refund_limit_cents: int = 15000) 
             "lookupOrder": from_promise(lookup_order),
             "issueRefund": from_promise(issue_refund),
             "classify": create_text_logic(prompt=_classify_prompt, model=SMALL_MODEL),
-            "draftReply": create_text_logic(prompt=_draft_prompt, model=LARGE_MODEL),
+            "draft": create_text_logic(prompt=_draft_prompt, model=LARGE_MODEL),
             "chooseAction": create_decision_logic(
                 prompt=_decide_prompt, events=["OFFER_REFUND", "SEND_REPLY", "ESCALATE"], model=LARGE_MODEL
             ),
@@ -246,8 +246,8 @@ def build_support_agent(*, version: str = "1", refund_limit_cents: int = 15000) 
             },
             "drafting": {
                 "invoke": {
-                    "src": "draftReply",
-                    "id": "draftReply",
+                    "src": "draft",
+                    "id": "draft",
                     "onDone": {"target": "deciding", "actions": assign({"draft": lambda c, e, p: e["output"]["text"]})},
                 }
             },

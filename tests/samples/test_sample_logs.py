@@ -82,7 +82,7 @@ async def test_the_crashed_run_owes_the_in_flight_request_and_a_resume_executes_
     entries = _log("support-crashed")
     assert _types(entries)[-1] == "@agent.usage"
     owed = replay(support_agent, entries).effects
-    assert [(e.kind, e.request_id) for e in owed] == [("text", "draftReply#1")]
+    assert [(e.kind, e.request_id) for e in owed] == [("text", "draft#1")]
 
     store = create_in_memory_event_log_store()
     await store.append(thread_id="t", expected_index=0, entries=entries)
@@ -90,7 +90,7 @@ async def test_the_crashed_run_owes_the_in_flight_request_and_a_resume_executes_
     router = ModelRouter({SMALL_MODEL: scripted(SMALL_MODEL), LARGE_MODEL: large})
     result = await run_agent(support_agent, store=store, thread_id="t", executors=router)
     # Recorded calls (lookup, classify) are not re-run; the owed draft is (at-least-once), then the run goes on.
-    assert [c.request_id for c in router.calls][:1] == ["draftReply#1"]
+    assert [c.request_id for c in router.calls][:1] == ["draft#1"]
     assert "classify#1" not in [c.request_id for c in router.calls]
     assert result.events[: len(entries)] == entries
 
