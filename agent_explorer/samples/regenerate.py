@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -60,9 +61,9 @@ class Sample:
 
     @property
     def machine(self) -> Any:
-        from ..cli.machines import import_machine
-
-        return import_machine(self.machine_ref)
+        """The machine `machine_ref` ("module:attribute") names, imported."""
+        module_name, _, attribute = self.machine_ref.partition(":")
+        return getattr(importlib.import_module(module_name), attribute)
 
 
 SAMPLES: tuple[Sample, ...] = (
