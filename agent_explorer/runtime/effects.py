@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -173,21 +174,48 @@ class JournalCounts:
         return f"{self.execution_id}:{request_id}" if self.execution_id else request_id
 
 
-def _legal_event_types(snapshot: Any, site: str, restrict: Sequence[str] | None) -> tuple[str, ...]:
-    """Event types the invoking state (and its ancestors) handles; for a spawn, every active node's."""
+_DEFINITION_INDEX: weakref.WeakKeyDictionary[Any, dict[str, tuple[Mapping[str, Any], str | None]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _definition_index(machine: Any) -> dict[str, tuple[Mapping[str, Any], str | None]]:
+    """`{node id: (definition node, parent id)}` from `machine.definition`, built once a machine."""
+    index = _DEFINITION_INDEX.get(machine)
+    if index is None:
+        index = {}
+        stack: list[tuple[Mapping[str, Any], str | None]] = [(machine.definition, None)]
+        while stack:
+            node, parent = stack.pop()
+            index[node["id"]] = (node, parent)
+            for child in (node.get("states") or {}).values():
+                stack.append((child, node["id"]))
+        _DEFINITION_INDEX[machine] = index
+    return index
+
+
+def _legal_event_types(machine: Any, snapshot: Any, site: str, restrict: Sequence[str] | None) -> tuple[str, ...]:
+    """Event types the invoking state and its ancestors handle (`machine.definition`'s `on`); for
+    a spawned decision, every active state's. Internal (`xstate.*`), log (`@agent.*`) and
+    wildcard descriptors are never candidates."""
     if restrict is not None:
         return tuple(restrict)
-    nodes = list(getattr(snapshot, "nodes", ()) or ())
-    owners = [n for n in nodes if site in getattr(n, "invoke_ids", ())]
-    scope: list[Any] = []
-    if owners:
-        owner = owners[0]
-        scope = [owner, *owner.ancestors]
+    index = _definition_index(machine)
+    active = [state_id for state_id in getattr(snapshot, "state_ids", ()) if state_id in index]
+    owner = next(
+        (sid for sid in active if any(inv.get("id") == site for inv in index[sid][0].get("invoke") or ())), None
+    )
+    scope: list[str] = []
+    if owner is not None:
+        current: str | None = owner
+        while current is not None:
+            scope.append(current)
+            current = index[current][1]
     else:
-        scope = list(reversed(nodes))
+        scope = list(reversed(active))
     seen: dict[str, None] = {}
-    for node in scope:
-        for descriptor in getattr(node, "transitions", {}):
+    for state_id in scope:
+        for descriptor in index[state_id][0].get("on") or {}:
             if not descriptor or "*" in descriptor or descriptor.startswith(("xstate.", "@agent.")):
                 continue
             seen.setdefault(descriptor, None)
@@ -202,6 +230,7 @@ def _logic_for(machine: Any, snapshot: Any, site: str, src: Any) -> Any:
 
 
 def _request(
+    machine: Any,
     kind: str,
     logic: Any,
     site: str,
@@ -223,7 +252,7 @@ def _request(
     max_steps = None
     stop_on: tuple[str, ...] = ()
     if kind in ("decision", "plan"):
-        events = _legal_event_types(snapshot, site, getattr(logic, "events", None))
+        events = _legal_event_types(machine, snapshot, site, getattr(logic, "events", None))
     if kind == "plan":
         applied = tuple(counts.trail.get(request_id, ()))
         max_steps = getattr(logic, "max_steps", None)
@@ -261,7 +290,7 @@ def _spawn_effect(machine: Any, snapshot: Any, action: Any, counts: JournalCount
     info = getattr(action, "info", None) or {}
     context = info.get("context", snapshot.context)
     event = info.get("event", fallback_event)
-    request = _request(kind, logic, site, src, params.get("input", UNDEFINED), context, event, snapshot, counts)
+    request = _request(machine, kind, logic, site, src, params.get("input", UNDEFINED), context, event, snapshot, counts)
     return AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
 
 
@@ -335,7 +364,9 @@ class EffectLedger:
             for site, child in (getattr(snapshot, "children", None) or {}).items():
                 logic = getattr(child, "logic", None)
                 kind = logic_kind(logic)
-                request = _request(kind, logic, site, child.src, child.input, snapshot.context, init_event, snapshot, self.counts)
+                request = _request(
+                    self.machine, kind, logic, site, child.src, child.input, snapshot.context, init_event, snapshot, self.counts
+                )
                 self._pending[site] = AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
         return effects
 
@@ -400,7 +431,9 @@ class EffectLedger:
         assert effect.request is not None
         request = dataclasses.replace(
             effect.request,
-            events=_legal_event_types(self.snapshot, effect.site or "", getattr(effect.logic, "events", None)),
+            events=_legal_event_types(
+                self.machine, self.snapshot, effect.site or "", getattr(effect.logic, "events", None)
+            ),
             applied=tuple(self.counts.trail.get(effect.request.request_id, ())),
         )
         return dataclasses.replace(effect, request=request)
@@ -546,7 +579,9 @@ def get_agent_effects(
                 continue
             logic = getattr(child, "logic", None)
             kind = logic_kind(logic)
-            request = _request(kind, logic, site, child.src, child.input, snapshot.context, last_event, snapshot, counts)
+            request = _request(
+                machine, kind, logic, site, child.src, child.input, snapshot.context, last_event, snapshot, counts
+            )
             extra.append(AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic))
     out = effects + extra
     if ledger is not None:
