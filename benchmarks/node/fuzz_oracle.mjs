@@ -2,7 +2,8 @@
 // benchmarks/fuzz_engine.py). Reads {cases: [{config, input, events}]} as JSON on stdin; every name in
 // a config comes from the fixed vocabulary below (the Python side has the same one). For each case it
 // prints the persisted snapshot and the normalised actions after initialTransition and after each event
-// (or {threw} when XState throws; the previous snapshot is kept, as a host would).
+// (or {threw} when XState throws; the previous snapshot is kept, as a host would). With `restore`, each
+// step continues from the persisted JSON restored (createActor(machine, {snapshot}).getSnapshot()).
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,7 @@ import path from 'node:path';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '..', '..', 'tests', 'node', 'package.json'));
 const X = require('xstate');
-const { setup, assign, raise, emit, log, cancel, spawnChild, stopChild, sendTo, and, or, not, stateIn, enqueueActions,
+const { createActor, setup, assign, raise, emit, log, cancel, spawnChild, stopChild, sendTo, and, or, not, stateIn, enqueueActions,
   fromPromise, initialTransition, transition } = X;
 
 const impl = {
@@ -82,8 +83,10 @@ for (const c of cases) {
   for (const event of c.events) {
     try {
       const [s, actions] = transition(machine, snapshot, event);
-      snapshot = s;
-      steps.push({ persisted: clean(machine.getPersistedSnapshot(s)), actions: actions.map(norm) });
+      const persisted = clean(machine.getPersistedSnapshot(s));
+      // restore: continue from the persisted JSON, as a checkpointed replay does
+      snapshot = c.restore ? createActor(machine, { snapshot: clean(persisted) }).getSnapshot() : s;
+      steps.push({ persisted, actions: actions.map(norm) });
     } catch (e) {
       steps.push({ threw: errorText(e) });
     }

@@ -244,11 +244,13 @@ class _Gen:
 
 
 def make_cases(seeds: range, events: int = 12) -> list[dict[str, Any]]:
+    """One case per seed; every third case restores from the persisted JSON after each step."""
     cases = []
     for seed in seeds:
         gen = _Gen(seed)
         config = gen.machine()
-        cases.append({"seed": seed, "config": config, "input": None, "events": gen.events(events)})
+        cases.append({"seed": seed, "config": config, "input": None, "events": gen.events(events),
+                      "restore": seed % 3 == 2})
     return cases
 
 
@@ -294,6 +296,8 @@ def compare_case(case: dict[str, Any], expected: dict[str, Any]) -> list[str]:
                 return problems + [f"seed {seed} step {index} {event}: XState threw {step['threw']!r}, engine did not"]
             snapshot = next_snapshot
         persisted = json.loads(json.dumps(machine.get_persisted_snapshot(snapshot)))
+        if case.get("restore") and index > 0:
+            snapshot = machine.restore_snapshot(json.loads(json.dumps(persisted)))
         if persisted != step["persisted"]:
             problems.append(f"seed {seed} step {index}: persisted differs\n  xstate={json.dumps(step['persisted'], sort_keys=True)}\n  python={json.dumps(persisted, sort_keys=True)}")
             break
