@@ -21,7 +21,6 @@ import asyncio
 import json
 import threading
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -67,14 +66,16 @@ class ThreadInfo(NamedTuple):
     length: int
 
 
-@dataclass(frozen=True, slots=True)
 class PreparedEntry:
-    """A validated entry ready for storage: its position, its id and its exact JSON text."""
+    """A validated entry ready for storage: its position, its id, its exact JSON text and its size."""
 
-    index: int
-    id: str
-    text: str
-    size: int = 0
+    __slots__ = ("index", "id", "text", "size")
+
+    def __init__(self, index: int, id: str, text: str, size: int = 0) -> None:
+        self.index, self.id, self.text, self.size = index, id, text, size
+
+    def __repr__(self) -> str:
+        return f"PreparedEntry(index={self.index}, id={self.id!r}, {self.size} bytes)"
 
 
 def _invalid(message: str, **context: Any) -> AgentError:
@@ -126,12 +127,17 @@ def check_window(from_index: Any, to_index: Any, limit: Any) -> tuple[int, int |
     return start, stop
 
 
-def _validator() -> Callable[..., None]:
-    # Imported lazily: the log layer sits below the stores, but importing it at module load would make
-    # `agent_explorer.stores` pay for the whole log package even for a plain `open_store` call.
-    from ..log.entries import assert_agent_log_entry
+_VALIDATOR: list[Callable[..., None]] = []
 
-    return assert_agent_log_entry
+
+def _validator() -> Callable[..., None]:
+    # Imported lazily (once): the log layer sits below the stores, but importing it at module load
+    # would make `agent_explorer.stores` pay for the whole log package even for `open_store`.
+    if not _VALIDATOR:
+        from ..log.entries import assert_agent_log_entry
+
+        _VALIDATOR.append(assert_agent_log_entry)
+    return _VALIDATOR[0]
 
 
 def _reject_constant(name: str) -> Any:
@@ -228,11 +234,14 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
     text is kept exactly as given after a strict parse. `position` (the place in the batch) names
     the entry in error paths: `entries[3].event.when`.
     """
-    assert_agent_log_entry = _validator()
-    if isinstance(item, (str, bytes, bytearray, memoryview)):
+    assert_agent_log_entry = _VALIDATOR[0] if _VALIDATOR else _validator()
+    if type(item) is dict:  # the common case, without ABC instance checks
+        entry: Mapping[str, Any] = item
+        text = ""
+    elif isinstance(item, (str, bytes, bytearray, memoryview)):
         text, entry = parse_entry_text(item, position=position, index=index)
     elif isinstance(item, Mapping):
-        entry = item  # type: ignore[assignment]
+        entry = item
         text = ""
     else:
         raise AgentLogFormatError(
@@ -249,7 +258,9 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
             f"contiguous from expected_index",
             index=index,
         )
-    entry_id = _check_key_text(entry.get("id"), f"entry id at index {index}", MAX_ENTRY_ID_BYTES)
+    entry_id = entry.get("id")
+    if not (type(entry_id) is str and entry_id.isascii() and 0 < len(entry_id) <= MAX_ENTRY_ID_BYTES and "\x00" not in entry_id):
+        entry_id = _check_key_text(entry_id, f"entry id at index {index}", MAX_ENTRY_ID_BYTES)
     if not text:
         try:
             text = orjson.dumps(entry).decode("utf-8")

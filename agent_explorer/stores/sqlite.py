@@ -36,6 +36,7 @@ __all__ = ["SqliteEventLogStore", "SYNCHRONOUS_LEVELS", "check_identifier"]
 T = TypeVar("T")
 
 SYNCHRONOUS_LEVELS = ("FULL", "EXTRA", "NORMAL")
+DEFAULT_FILE_NAME = "events.db"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 _BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
 
@@ -64,6 +65,8 @@ class SqliteEventLogStore(EventLogStore):
     writers sleep in SQLite's busy handler up to `busy_timeout` seconds, after which the append
     fails with the retryable AgentStoreBusyError and writes nothing. Readers never block writers.
 
+    `path` is the database file, created if missing; an existing directory means `events.db` inside it.
+
     Storage: table `table` (default `agent_event_log`) with `PRIMARY KEY (thread_id, idx)`,
     `UNIQUE (thread_id, id)`, and each entry's exact JSON text in `body`.
     """
@@ -77,6 +80,8 @@ class SqliteEventLogStore(EventLogStore):
         table: str = "agent_event_log",
     ) -> None:
         self.path = os.fspath(path)
+        if os.path.isdir(self.path):  # a directory (e.g. pytest's tmp_path) holds the store as events.db
+            self.path = os.path.join(self.path, DEFAULT_FILE_NAME)
         level = str(synchronous).upper()
         if level not in SYNCHRONOUS_LEVELS:
             raise AgentError(f"synchronous must be one of {SYNCHRONOUS_LEVELS}, got {synchronous!r}", code="invalid-argument")

@@ -163,3 +163,12 @@ def test_sync_facade_reads_a_file(tmp_path: Path) -> None:
     assert [e["index"] for e in store.sync.read("t", 1, limit=2)] == [1, 2]
     assert store.sync.list_threads(limit=10) == [("t", 4)]
     store.sync.close()
+
+
+async def test_the_api_md_call_shape_with_a_directory(tmp_path: Path) -> None:
+    # API.md writes `assert_event_log_store_conformance(lambda: SqliteEventLogStore(tmp_path))`:
+    # a directory holds the store as events.db.
+    from agent_explorer.stores import assert_event_log_store_conformance
+
+    await assert_event_log_store_conformance(lambda: SqliteEventLogStore(tmp_path))
+    assert (tmp_path / "events.db").is_file()
