@@ -7,11 +7,13 @@ spawns Node per scenario or per step (Node start-up alone is ~100 ms).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,6 +27,26 @@ PY_SCENARIOS = HERE / "scenarios"
 RUNNER = XSTATE_DIR / "run.mjs"
 PINNED_XSTATE = "5.33.3"
 
+# Generated (fuzz) cases: random plain-JSON machines both sides load (generated_machines.py).
+# More with AGENT_EXPLORER_DIFF_CASES=400 (and another AGENT_EXPLORER_DIFF_SEED) when hunting.
+GENERATED_SEED = int(os.environ.get("AGENT_EXPLORER_DIFF_SEED", "20261130"))
+GENERATED_COUNT = int(os.environ.get("AGENT_EXPLORER_DIFF_CASES", "80"))
+
+
+def generated_machines() -> ModuleType:
+    """generated_machines.py, imported by path (this test folder is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "_differential_generated_machines", HERE / "generated_machines.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def generated_names() -> list[str]:
+    return [f"generated-{i:03d}" for i in range(GENERATED_COUNT)]
+
 
 def scenario_names() -> list[str]:
     """Every scenario that has a JS or a Python twin (a missing twin is a failing test, not a gap)."""
@@ -37,6 +59,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "scenario" in metafunc.fixturenames:
         names = scenario_names()
         metafunc.parametrize("scenario", names, ids=names)
+    if "generated" in metafunc.fixturenames:
+        names = generated_names()
+        metafunc.parametrize("generated", names, ids=names)
+
+
+@pytest.fixture(scope="session")
+def generated_cases() -> dict[str, dict[str, Any]]:
+    """The generated cases by name: {name, config, input, events, can, matches}."""
+    module = generated_machines()
+    cases = [module.generate_case(GENERATED_SEED, i) for i in range(GENERATED_COUNT)]
+    return {case["name"]: case for case in cases}
 
 
 def _unavailable(reason: str) -> None:
@@ -47,16 +80,23 @@ def _unavailable(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def xstate_oracle() -> dict[str, Any]:
-    """Run all JS scenarios through XState once; returns {"xstate": version, "scenarios": {...}}."""
+def xstate_oracle(
+    generated_cases: dict[str, dict[str, Any]], tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Any]:
+    """Run all JS scenarios and generated cases through XState once, in one Node process.
+
+    Returns {"xstate": version, "scenarios": {name: record}, "generated": {name: record}}.
+    """
     node = shutil.which("node")
     if node is None:
         _unavailable("`node` is not on PATH (install Node 20+)")
     if not (NODE_DIR / "node_modules" / "xstate" / "package.json").is_file():
         _unavailable(f"{NODE_DIR}/node_modules is missing: run `npm ci` in {NODE_DIR}")
     names = sorted(p.stem for p in JS_SCENARIOS.glob("*.mjs"))
+    cases_file = tmp_path_factory.mktemp("differential") / "generated_cases.json"
+    cases_file.write_text(json.dumps(list(generated_cases.values())), encoding="utf-8")
     proc = subprocess.run(
-        [str(node), str(RUNNER), *names],
+        [str(node), str(RUNNER), "--cases", str(cases_file), *names],
         cwd=XSTATE_DIR,
         capture_output=True,
         text=True,

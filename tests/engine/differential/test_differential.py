@@ -44,8 +44,8 @@ def load_twin(name: str) -> ModuleType:
     return module
 
 
-def oracle_for(xstate_oracle: Record, name: str) -> Record:
-    found = xstate_oracle["scenarios"].get(name)
+def oracle_for(xstate_oracle: Record, name: str, group: str = "scenarios") -> Record:
+    found = xstate_oracle[group].get(name)
     if found is None:
         pytest.fail(f"scenario {name!r}: the JS twin tests/node/xstate/scenarios/{name}.mjs is missing")
     if "loadError" in found:
@@ -210,11 +210,13 @@ def fold(
     name: str,
     oracle: Record,
     on_step: Callable[[int, Any, Record, Any, Any, list[Any]], None],
+    machine: Any = None,
 ) -> None:
     """Fold the oracle's events through the Python twin, calling on_step for each XState step."""
     from agent_explorer.engine import initial_transition, transition
 
-    machine = load_twin(name).build()
+    if machine is None:
+        machine = load_twin(name).build()
     steps = oracle["steps"]
     if "initialThrew" in oracle:
         with pytest.raises(Exception):  # noqa: B017 - XState threw; any exception mirrors it
@@ -249,8 +251,10 @@ def fold(
 @pytest.mark.node
 def test_steps_match_xstate(scenario: str, xstate_oracle: Record) -> None:
     """Persisted snapshot, status, value, output, error, tags, actions, can, matches: per step."""
-    oracle = oracle_for(xstate_oracle, scenario)
+    check_steps(scenario, oracle_for(xstate_oracle, scenario))
 
+
+def check_steps(scenario: str, oracle: Record, machine: Any = None) -> None:
     def check(index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any) -> None:
         expected = {key: value for key, value in step.items() if key not in ("event", "hash")}
         try:
@@ -261,17 +265,20 @@ def test_steps_match_xstate(scenario: str, xstate_oracle: Record) -> None:
         if lines:
             pytest.fail(mismatch(scenario, index, event, lines), pytrace=False)
 
-    fold(scenario, oracle, check)
+    fold(scenario, oracle, check, machine)
 
 
 @pytest.mark.node
 def test_state_hashes_match_xstate(scenario: str, xstate_oracle: Record) -> None:
     """state_hash of the engine's persisted snapshot == SHA-256(canonicalize(XState's)) per step."""
+    check_hashes(scenario, oracle_for(xstate_oracle, scenario))
+
+
+def check_hashes(scenario: str, oracle: Record, machine: Any = None) -> None:
     try:
         from agent_explorer.log.hashing import state_hash
     except ImportError:
         pytest.skip("agent_explorer.log.hashing.state_hash does not exist yet (log engineer)")
-    oracle = oracle_for(xstate_oracle, scenario)
 
     def check(index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any) -> None:
         # The hash function itself must agree with canonicalize on XState's own JSON first.
@@ -286,7 +293,7 @@ def test_state_hashes_match_xstate(scenario: str, xstate_oracle: Record) -> None
                 pytrace=False,
             )
 
-    fold(scenario, oracle, check)
+    fold(scenario, oracle, check, machine)
 
 
 @pytest.mark.node
@@ -297,10 +304,12 @@ def test_restore_xstate_persisted_then_step(scenario: str, xstate_oracle: Record
     recorded by XState in JS must resume in Python. `error` is compared through the persisted
     form only, since a JS Error persists as {} and comes back without its message.
     """
+    check_restore(scenario, oracle_for(xstate_oracle, scenario), load_twin(scenario).build())
+
+
+def check_restore(scenario: str, oracle: Record, machine: Any) -> None:
     from agent_explorer.engine import transition
 
-    oracle = oracle_for(xstate_oracle, scenario)
-    machine = load_twin(scenario).build()
     steps = oracle["steps"]
     for index in range(1, len(steps)):
         before, step = steps[index - 1], steps[index]
@@ -323,6 +332,34 @@ def test_restore_xstate_persisted_then_step(scenario: str, xstate_oracle: Record
                                                   f"{index - 1})", *lines]),
                 pytrace=False,
             )
+
+
+@pytest.mark.node
+def test_generated_machine_matches_xstate(
+    generated: str, generated_cases: dict[str, Record], xstate_oracle: Record
+) -> None:
+    """A random plain-JSON machine (generated_machines.py), loaded by both sides: steps, hashes
+    and restore-from-XState all agree. The case's config and events are in the failure text."""
+    case = generated_cases[generated]
+    oracle = oracle_for(xstate_oracle, generated, group="generated")
+    module = _generated_module()
+    try:
+        check_steps(generated, oracle, module.build_machine(case["config"]))
+        check_hashes(generated, oracle, module.build_machine(case["config"]))
+        check_restore(generated, oracle, module.build_machine(case["config"]))
+    except pytest.fail.Exception as failure:
+        pytest.fail(
+            f"{failure}\nconfig: {json.dumps(case['config'])}\nevents: {json.dumps(case['events'])}",
+            pytrace=False,
+        )
+
+
+def _generated_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("_differential_generated_machines_t", HERE / "generated_machines.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 # --------------------------------------------------------------------------- the harness itself

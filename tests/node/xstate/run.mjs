@@ -1,13 +1,17 @@
 // Differential oracle: runs scenario machines through XState's pure API and prints what it saw.
 //
-// Usage: node run.mjs <scenario> [<scenario> ...]   (names of files in ./scenarios, without .mjs)
-// Prints ONE JSON document on stdout: {"xstate": version, "scenarios": {name: {...}}}.
+// Usage: node run.mjs [--cases <file.json>] <scenario> [<scenario> ...]
+//   <scenario>: a file in ./scenarios, without .mjs;
+//   --cases: a JSON array of generated cases {name, config, input, events, can, matches} whose
+//   plain-JSON config is built with the named implementations of ./generated.mjs.
+// Prints ONE JSON document on stdout: {"xstate": version, "scenarios": {...}, "generated": {...}}.
 // It never decides pass/fail: the Python differential suite compares its own engine to this record.
 // A scenario that fails to load or run is reported as {"loadError": message} so the others still run.
 import { initialTransition, transition } from 'xstate';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { buildMachine } from './generated.mjs';
 
 const here = new URL('.', import.meta.url);
 const xstateVersion = JSON.parse(
@@ -120,8 +124,25 @@ const runScenario = (scenario) => {
   };
 };
 
-const out = { xstate: xstateVersion, scenarios: {} };
-for (const name of process.argv.slice(2)) {
+const args = process.argv.slice(2);
+const out = { xstate: xstateVersion, scenarios: {}, generated: {} };
+const casesAt = args.indexOf('--cases');
+if (casesAt !== -1) {
+  const [, file] = args.splice(casesAt, 2);
+  for (const generated of JSON.parse(readFileSync(file, 'utf8'))) {
+    try {
+      const machine = buildMachine(generated.config);
+      out.generated[generated.name] = runScenario({
+        ...generated,
+        machine,
+        input: generated.input ?? undefined,
+      });
+    } catch (error) {
+      out.generated[generated.name] = { loadError: String(error?.stack ?? error) };
+    }
+  }
+}
+for (const name of args) {
   try {
     const scenario = await import(new URL(`./scenarios/${name}.mjs`, here).href);
     out.scenarios[name] = runScenario(scenario);

@@ -1,0 +1,225 @@
+"""Seeded random statecharts as plain JSON, with event sequences, for the differential fuzz cases.
+
+Job: generate machine configs that are pure JSON (implementations referenced by name only) and
+the events to fold through them, and build them with the named implementations below, twins of
+tests/node/xstate/generated.mjs. Both sides load the very same JSON, so a difference can only be
+the engine's. It never computes an expectation: XState runs the same JSON in the same session.
+
+Termination is by construction (XState has no guard against endless eventless loops): `n` only
+grows; an `always` transition needs `n < max` and adds 1 (several may fire in one microstep, in
+parallel regions); `PING` is raised only by handlers of the external events A and B; onDone
+transitions target only atomic (never final) states and never change `n`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from agent_explorer.engine import assign, cancel, from_promise, raise_, setup
+
+MACHINE_ID = "gen"
+EXTERNAL = ["A", "B", "C", "D"]
+
+
+async def _task(input: Any) -> Any:
+    return input
+
+
+def build_machine(config: dict[str, Any]) -> Any:
+    """The Python twin of generated.mjs `buildMachine`: same names, same behaviour."""
+    return setup(
+        guards={
+            "isEven": lambda c, e, p: c["n"] % 2 == 0,
+            "isOdd": lambda c, e, p: c["n"] % 2 == 1,
+            "below": lambda c, e, p: c["n"] < p["max"],
+        },
+        actions={
+            "inc": assign({"n": lambda c, e, p: c["n"] + 1}),
+            "add": assign({"n": lambda c, e, p: c["n"] + p["by"]}),
+            "track": assign({"trail": lambda c, e, p: [*c["trail"], e["type"]][-8:]}),
+            "notify": lambda c, e, p: None,
+            "raisePing": raise_({"type": "PING"}),
+            "delayPing": raise_({"type": "PING"}, delay=50, id="dp"),
+            "cancelPing": cancel("dp"),
+        },
+        actors={"task": from_promise(_task)},
+        delays={"short": 10},
+    ).create_machine(config)
+
+
+class _Generator:
+    """One random machine: a skeleton first (so every id exists), then transitions and events."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.nodes: list[dict[str, Any]] = []  # {"id", "kind", "config", "parent_kind"}
+        self.invokes: list[str] = []
+        self.timers: list[str] = []
+
+    # -- skeleton ----------------------------------------------------------------------------
+
+    def skeleton(self) -> dict[str, Any]:
+        root_kind = "parallel" if self.rng.random() < 0.2 else "compound"
+        root: dict[str, Any] = {"id": MACHINE_ID}
+        self._fill(root, MACHINE_ID, root_kind, depth=0)
+        return root
+
+    def _fill(self, config: dict[str, Any], node_id: str, kind: str, depth: int) -> None:
+        rng = self.rng
+        if kind == "parallel":
+            config["type"] = "parallel"
+            config["states"] = {}
+            for i in range(rng.randint(2, 3)):
+                key = f"r{i}"
+                child: dict[str, Any] = {}
+                config["states"][key] = child
+                self._add(child, f"{node_id}.{key}", "compound", depth + 1, "parallel")
+            return
+        # compound
+        config["states"] = {}
+        count = rng.randint(2, 3)
+        for i in range(count):
+            key = f"s{i}"
+            child = {}
+            config["states"][key] = child
+            if i == 0 or depth >= 3:
+                child_kind = "atomic" if depth >= 3 or rng.random() < 0.6 else "compound"
+            else:
+                child_kind = rng.choices(
+                    ["atomic", "compound", "parallel", "final"], weights=[45, 20, 15, 20]
+                )[0]
+            self._add(child, f"{node_id}.{key}", child_kind, depth + 1, "compound")
+        config["initial"] = "s0"
+        if rng.random() < 0.3:
+            history: dict[str, Any] = {"type": "history"}
+            if rng.random() < 0.5:
+                history["history"] = "deep"
+            if rng.random() < 0.4:
+                history["target"] = f"s{rng.randrange(count)}"
+            config["states"]["h"] = history
+            self.nodes.append({"id": f"{node_id}.h", "kind": "history", "config": history})
+
+    def _add(self, config: dict[str, Any], node_id: str, kind: str, depth: int, parent: str) -> None:
+        self.nodes.append({"id": node_id, "kind": kind, "config": config, "parent_kind": parent})
+        if kind == "final":
+            config["type"] = "final"
+        elif kind in ("compound", "parallel"):
+            self._fill(config, node_id, kind, depth)
+
+    # -- decoration --------------------------------------------------------------------------
+
+    def _target(self, atomic_only: bool = False) -> str:
+        candidates = [n["id"] for n in self.nodes if not atomic_only or n["kind"] == "atomic"]
+        return "#" + self.rng.choice(candidates)
+
+    def _guard(self) -> Any:
+        rng = self.rng
+        return rng.choice(["isEven", "isOdd", {"type": "below", "params": {"max": rng.randint(1, 6)}}])
+
+    def _transition(self, event_type: str) -> dict[str, Any]:
+        rng = self.rng
+        t: dict[str, Any] = {}
+        if rng.random() < 0.75:
+            # A done.state event is internal: an onDone into a final state (or a history that
+            # may restore one) could raise it again forever, so onDone only targets atomic states.
+            t["target"] = self._target(atomic_only=event_type == "onDone")
+            if rng.random() < 0.25:
+                t["reenter"] = True
+        if rng.random() < 0.4:
+            t["guard"] = self._guard()
+        actions: list[Any] = []
+        if event_type != "onDone" and rng.random() < 0.5:
+            actions.append("inc" if rng.random() < 0.6 else {"type": "add", "params": {"by": rng.randint(1, 3)}})
+        if rng.random() < 0.5:
+            actions.append("track")
+        if rng.random() < 0.3:
+            actions.append({"type": "notify", "params": {"on": event_type}})
+        if event_type in ("A", "B") and rng.random() < 0.3:
+            actions.append("raisePing")
+        if rng.random() < 0.15:
+            actions.append(rng.choice(["delayPing", "cancelPing"]))
+        if actions:
+            t["actions"] = actions
+        return t
+
+    def decorate(self, root: dict[str, Any]) -> None:
+        rng = self.rng
+        root_node = {"id": MACHINE_ID, "kind": "root", "config": root}
+        for node in [root_node, *self.nodes]:
+            config, kind = node["config"], node["kind"]
+            if kind in ("history", "final"):
+                continue
+            on: dict[str, Any] = {}
+            for event_type in rng.sample([*EXTERNAL, "PING"], rng.randint(0, 2)):
+                candidates = [self._transition(event_type) for _ in range(rng.choice([1, 1, 2]))]
+                on[event_type] = candidates[0] if len(candidates) == 1 else candidates
+            if on:
+                config["on"] = on
+            if kind == "root":
+                continue
+            if rng.random() < 0.12:
+                always: dict[str, Any] = {
+                    "guard": {"type": "below", "params": {"max": rng.randint(1, 8)}},
+                    "actions": ["inc", "track"],
+                }
+                if rng.random() < 0.5:
+                    always["target"] = self._target()
+                config["always"] = always
+            if rng.random() < 0.12:
+                delay = rng.choice(["100", "short"])
+                self.timers.append(f"xstate.after.{delay}.{node['id']}")
+                t = self._transition("after")
+                t.pop("reenter", None)
+                config["after"] = {delay: t}
+            if rng.random() < 0.12:
+                invoke_id = f"job{len(self.invokes)}"
+                self.invokes.append(invoke_id)
+                invoke: dict[str, Any] = {"id": invoke_id, "src": "task", "input": {"k": len(self.invokes)}}
+                invoke["onDone"] = self._transition("done") if rng.random() < 0.7 else {"actions": "track"}
+                if rng.random() < 0.5:
+                    invoke["onError"] = {"actions": "track"} if rng.random() < 0.5 else self._transition("error")
+                config["invoke"] = invoke
+            if rng.random() < 0.2:
+                config["entry"] = rng.choice(["track", ["notify", "track"], {"type": "notify", "params": {"in": node["id"]}}, "delayPing"])
+            if rng.random() < 0.2:
+                config["exit"] = rng.choice(["track", "notify", "cancelPing"])
+            if rng.random() < 0.15:
+                config["tags"] = rng.sample(["busy", "blue", "x"], rng.randint(1, 2))
+            if kind in ("compound", "parallel") and rng.random() < 0.5:
+                config["onDone"] = self._transition("onDone")
+
+    def events(self, count: int) -> list[dict[str, Any]]:
+        rng = self.rng
+        out: list[dict[str, Any]] = []
+        for _ in range(count):
+            r = rng.random()
+            if r < 0.12 and self.timers:
+                out.append({"type": rng.choice(self.timers)})
+            elif r < 0.24 and self.invokes:
+                out.append({"type": f"xstate.done.actor.{rng.choice(self.invokes)}", "output": {"v": rng.randint(0, 9)}})
+            elif r < 0.26 and self.invokes:
+                out.append({"type": f"xstate.error.actor.{rng.choice(self.invokes)}", "error": "boom"})
+            elif r < 0.31:
+                out.append({"type": "Z"})
+            else:
+                out.append({"type": rng.choice([*EXTERNAL, "PING"])})
+        return out
+
+
+def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
+    """One case: {name, config, input, events, can, matches}; the same (seed, index) -> the same case."""
+    rng = random.Random(f"{seed}:{index}")
+    gen = _Generator(rng)
+    config = gen.skeleton()
+    gen.decorate(config)
+    config["context"] = {"n": 0, "trail": []}
+    leaf_values = [n["id"].split(".")[1] for n in gen.nodes if n["id"].count(".") == 1 and n["kind"] != "history"]
+    return {
+        "name": f"generated-{index:03d}",
+        "config": config,
+        "input": None,
+        "events": gen.events(events),
+        "can": [{"type": t} for t in [*EXTERNAL, "PING"]],
+        "matches": sorted(set(leaf_values))[:3],
+    }

@@ -1,0 +1,24 @@
+// Named implementations for the generated (fuzz) cases: the JS twin of
+// tests/engine/differential/generated_machines.py `build_machine`. The configs are plain JSON
+// made by that generator; both sides load the same JSON and differ only in their engine.
+import { setup, assign, raise, cancel, fromPromise } from 'xstate';
+
+export const buildMachine = (config) =>
+  setup({
+    guards: {
+      isEven: ({ context }) => context.n % 2 === 0,
+      isOdd: ({ context }) => context.n % 2 === 1,
+      below: ({ context }, params) => context.n < params.max,
+    },
+    actions: {
+      inc: assign({ n: ({ context }) => context.n + 1 }),
+      add: assign({ n: ({ context }, params) => context.n + params.by }),
+      track: assign({ trail: ({ context, event }) => [...context.trail, event.type].slice(-8) }),
+      notify: () => {},
+      raisePing: raise({ type: 'PING' }),
+      delayPing: raise({ type: 'PING' }, { delay: 50, id: 'dp' }),
+      cancelPing: cancel('dp'),
+    },
+    actors: { task: fromPromise(async ({ input }) => input) },
+    delays: { short: 10 },
+  }).createMachine(config);
