@@ -438,16 +438,6 @@ class EffectLedger:
         )
         return dataclasses.replace(effect, request=request)
 
-    def frontier(self, effects: Sequence[AgentEffect]) -> list[AgentEffect]:
-        """`effects` (one transition's, in document order) then the rest still owed, by site."""
-        seen = {e.site for e in effects if e.kind != "execute"}
-        out = list(effects)
-        for effect in self.owed():
-            if effect.site not in seen:
-                out.append(effect)
-        # A plan surfaced by this very transition is refreshed too (its trail may be non-empty).
-        return [self._refresh_plan(e) if e.kind == "plan" else e for e in out]
-
 
 class _Fold:
     """A fold in progress over one journal: extendable as the journal grows."""
@@ -550,17 +540,21 @@ def get_agent_effects(
     `history` is the journal so far (log entries, or bare events as in seeds/003's loop); request
     ids count occurrences from it. When it starts with its `@agent.init` item it is folded to know
     exactly which earlier children and timers are still owed; otherwise a child still present in
-    the snapshot with no completion in `history` is taken as owed. Pass entries rather than bare
-    events when decisions repeat: a decision's occurrence is counted from `causationId`.
+    the snapshot with no completion in `history` is taken as owed. `history` should end with the
+    entry that produced `snapshot` (as seeds/003's loop appends before it transitions). Pass
+    entries rather than bare events when decisions repeat: a decision's occurrence is counted
+    from `causationId`.
     """
-    source = history if isinstance(history, list) else list(history or [])
-    history = source
-    if snapshot is None or getattr(snapshot, "status", "active") != "active":
-        counts = JournalCounts.of(history)
-        return [e for e in lower_actions(machine, snapshot, actions, counts) if e.kind == "execute"] if snapshot is not None else []
+    history = history if isinstance(history, list) else list(history or [])
+    if snapshot is None:
+        return []
+    if getattr(snapshot, "status", "active") != "active":
+        # A settled machine owes nothing async; its last transition's actions still run once.
+        lowered = lower_actions(machine, snapshot, actions, JournalCounts.of(history))
+        return [e for e in lowered if e.kind == "execute"]
     ledger: EffectLedger | None
     if _is_full_log(history):
-        ledger = _fold(machine, source, reuse=True).ledger
+        ledger = _fold(machine, history, reuse=True).ledger
         counts = ledger.counts
         last_event = ledger.last_event
     else:
@@ -570,11 +564,16 @@ def get_agent_effects(
     effects = lower_actions(machine, snapshot, actions, counts, last_event)
     seen = {e.site for e in effects if e.kind != "execute"}
     extra: list[AgentEffect] = []
+    children = getattr(snapshot, "children", None) or {}
     if ledger is not None:
         ledger.snapshot = snapshot
-        extra = [e for e in ledger.owed() if e.site not in seen]
+        # Only what the given snapshot still holds (a history one entry behind must not resurrect
+        # a child the last transition stopped).
+        extra = [
+            e for e in ledger.owed() if e.site not in seen and (e.kind == "delay" or e.site in children)
+        ]
     else:
-        for site, child in (getattr(snapshot, "children", None) or {}).items():
+        for site, child in children.items():
             if site in seen or counts.completions[site] or counts.caused[site]:
                 continue
             logic = getattr(child, "logic", None)
