@@ -105,11 +105,14 @@ class ChildRef:
         )
 
     def persisted(self) -> dict[str, Any]:
-        """The `children[id]` entry of XState's getPersistedSnapshot."""
-        out: dict[str, Any] = {"snapshot": self.snapshot, "src": self.src, "syncSnapshot": self.sync_snapshot}
-        if self.system_id is not None:
-            out["systemId"] = self.system_id
-        return out
+        """The `children[id]` entry of XState's getPersistedSnapshot (built once; read-only)."""
+        cached: dict[str, Any] | None = self.__dict__.get("_persisted")
+        if cached is None:
+            cached = {"snapshot": self.snapshot, "src": self.src, "syncSnapshot": self.sync_snapshot}
+            if self.system_id is not None:
+                cached["systemId"] = self.system_id
+            object.__setattr__(self, "_persisted", cached)  # a cache, not state: the ref stays frozen
+        return cached
 
     def get_snapshot(self) -> dict[str, Any]:
         return self.snapshot
