@@ -109,6 +109,7 @@ class Machine:
         self.root = StateNode(self, self.config, self.id, None)
         self.root.initialize()
         self.root.initialize_history()
+        self._format_route_transitions()
         self.states = self.root.states
         # A compound whose initial state is a history node makes entry sets depend on history.
         self.history_sensitive_initial = any(
@@ -118,6 +119,31 @@ class Machine:
         self._validate_names()
         self._definition: dict[str, Any] | None = None
         self._version: str | None = None
+
+    def _format_route_transitions(self) -> None:
+        """XState's `route`: a state with an `id` and `route: {...}` is reachable from anywhere by
+        `{"type": "xstate.route", "to": "#id"}` (a root transition guarded on `event.to`)."""
+        from .guards import and_
+
+        routes: list[Transition] = []
+        for node in list(self.id_map.values())[1:]:
+            route = node.config.get("route")
+            if route is None or not node.config.get("id"):
+                continue
+            route_id = node.config["id"]
+
+            def matches(context: Any, event: dict[str, Any], params: Any, _to: str = f"#{route_id}") -> bool:
+                return event.get("to") == _to
+
+            config = dict(route) if isinstance(route, Mapping) else {}
+            user_guard = config.get("guard")
+            config["guard"] = and_([matches, user_guard]) if user_guard is not None else matches
+            config["target"] = f"#{route_id}"
+            routes.append(
+                self.root._format_transition("xstate.route", config, f"#{self.root.id}:on:xstate.route:{len(routes)}")
+            )
+        if routes:
+            self.root.transitions["xstate.route"] = routes
 
     # -- identity ---------------------------------------------------------------------------------
 

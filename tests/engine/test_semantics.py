@@ -538,3 +538,11 @@ def test_done_machine_reruns_exits_when_an_event_is_handled() -> None:
     s2, actions = transition(m, s, {"type": "PING"})
     assert types(actions) == ["pinged", "zExit", "rootExit"]
     assert transition(m, s2, {"type": "NOPE"})[1] == []
+
+
+def test_route_reaches_a_state_by_id_from_anywhere() -> None:
+    m = create_machine({"id": "m", "initial": "a", "states": {
+        "a": {}, "b": {"initial": "c", "states": {"c": {"id": "cee", "route": {}}}}}})
+    s, _ = initial_transition(m)
+    assert transition(m, s, {"type": "xstate.route", "to": "#cee"})[0].value == {"b": "c"}
+    assert transition(m, s, {"type": "xstate.route", "to": "#other"})[0].value == "a"
