@@ -199,3 +199,26 @@ def test_a_recording_machine_with_a_declared_version_stamps_it() -> None:
     assert replay(machine, log, verify="strict").snapshot.context["approved"] == 1
     with pytest.raises(AgentMachineVersionMismatchError):
         replay(agent_machine(version="8"), log)
+
+
+def test_hashes_only_what_it_must(machine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = replay_module.state_hash
+
+    def counting(value: Any) -> str:
+        calls.append(1)
+        return real(value)
+
+    monkeypatch.setattr(replay_module, "state_hash", counting)
+    # init, ASK, then three APPROVEs the thinking state ignores and a usage record: the ignored
+    # events and the usage record leave the very same snapshot, so its hash is reused.
+    log = record(machine, [ask("q"), APPROVE, APPROVE, usage(), APPROVE])
+    calls.clear()
+    assert replay(machine, log, verify="strict").checked == 6
+    assert len(calls) == 2
+    calls.clear()
+    unhashed = record(machine, [ask("q"), drafted("d")], hashes=False)
+    calls.clear()
+    replay(machine, unhashed)  # verify=True hashes only entries that carry a hash: none here
+    replay(machine, log, verify=False)
+    assert calls == []
