@@ -1,7 +1,28 @@
 """The pure entry points: initial_transition, transition, transition_with_trace, get_microsteps.
 
 Pure; executes nothing. Each returns new snapshots plus the actions a host would owe, exactly as
-XState v5's `initialTransition` / `transition` / `getMicrosteps` do.
+XState v5's `initialTransition` / `transition` / `getMicrosteps` do, corners included (each pinned
+against XState 5.33.3 in tests/engine):
+
+- An exception inside `initial_transition` (context factory, entry action, guard) yields a snapshot
+  with status "error" and `.error` set (persisted as `{}`, like `JSON.stringify(new Error())`); the
+  actions collected before it are still returned. In `transition` it propagates; the caller keeps
+  its previous snapshot.
+- Events after "done" are still processed: handlers of the active nodes run, and each microstep on a
+  done snapshot re-runs every exit action; the returned actions also stop every child, while the
+  snapshot keeps its `children` (XState discards the stopped copy).
+- An `xstate.error.actor.*` event that no transition handles sets status "error" with the event's
+  `error` and removes all children.
+- Completions of a child that is no longer present, and `xstate.after.*` events of a state already
+  left, select no transition: same snapshot, no actions.
+- `send_to` a child that is not in `snapshot.children` raises (as XState's resolveSendTo does);
+  `"#_parent"` always raises under the pure API (the throwaway actor has no parent).
+- `spawn_child` without `id` keys the child by the string "undefined", as XState's pure API does.
+
+Not reproduced: `spawn` inside `assign` (use `spawn_child`), actor references in context,
+`sendParent` from child machines, `systemId` registry collisions, snapshot events for `onSnapshot`
+(pure: nothing runs), and XState's wrapping of guard exceptions in its own message (the original
+exception propagates). Python's None stands for JavaScript's `undefined` in optional params.
 """
 
 from __future__ import annotations
