@@ -3,7 +3,10 @@ deterministic clocks and id generators."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import os
+import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -15,6 +18,8 @@ from agent_explorer.stores import (
     InMemoryEventLogStore,
     create_in_memory_event_log_store,
 )
+
+PG_DSN_ENV = "AGENT_EXPLORER_TEST_PG_DSN"
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -29,6 +34,29 @@ async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[
         yield sqlite
     finally:
         await sqlite.aclose()
+
+
+def pg_dsn() -> str:
+    """The test server's DSN (scripts/pg_cluster.sh prints one); skip locally, fail under CI."""
+    dsn = os.environ.get(PG_DSN_ENV)
+    if not dsn:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI=true but {PG_DSN_ENV} is not set: the PostgreSQL tests must run in CI")
+        pytest.skip(f"no PostgreSQL: set {PG_DSN_ENV}")
+    return dsn
+
+
+@pytest.fixture
+async def pg_schema() -> AsyncIterator[str]:
+    """A schema of its own per test, dropped afterwards (stores never delete anything)."""
+    import psycopg
+    from psycopg import sql
+
+    dsn = pg_dsn()
+    schema = f"rt_{uuid.uuid4().hex[:16]}"
+    yield schema
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        await conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 def counting_ids(prefix: str = "id") -> Callable[[], str]:
@@ -59,3 +87,33 @@ class FailingStore(InMemoryEventLogStore):
         length = await super().append(thread_id=thread_id, expected_index=expected_index, entries=entries)
         self.trace.append(("appended", expected_index))
         return length
+
+
+class RacingHosts:
+    """Makes two hosts race for real: each host's store holds its first append until every host
+    has read the thread, so both resume from the same length (as two servers would)."""
+
+    def __init__(self, hosts: int) -> None:
+        self.hosts = hosts
+        self.reads = 0
+        self.all_read = asyncio.Event()
+
+    def wrap(self, store: Any) -> Any:
+        race = self
+
+        class Host:
+            async def read(self, thread_id: str, from_index: int = 0) -> Any:
+                entries = await store.read(thread_id, from_index)
+                race.reads += 1
+                if race.reads >= race.hosts:
+                    race.all_read.set()
+                return entries
+
+            async def append(self, *, thread_id: str, expected_index: int, entries: Any) -> int:
+                await race.all_read.wait()
+                return int(await store.append(thread_id=thread_id, expected_index=expected_index, entries=entries))
+
+            async def length(self, thread_id: str) -> int:
+                return int(await store.length(thread_id))
+
+        return Host()

@@ -13,7 +13,7 @@ from agent_explorer.log.replay import replay
 from agent_explorer.runtime import ScriptedModel, run_agent
 from agent_explorer.runtime.executors import AgentRequest
 
-from .conftest import FailingStore
+from .conftest import FailingStore, RacingHosts
 from .machines import FULL_INPUT, approval_machine, full_machine, full_model
 
 RUN = {"timers": "run", "time_scale": 0.001}
@@ -88,9 +88,10 @@ async def test_two_hosts_resuming_one_thread_resolve_to_one_winner(tmp_path: Any
     # Two hosts, each with its own connection to the same database file, resume concurrently.
     host_a, host_b = SqliteEventLogStore(path), SqliteEventLogStore(path)
     try:
+        race = RacingHosts(2)  # both hosts read the thread before either appends
         results = await asyncio.gather(
-            run_agent(approval_machine, store=host_a, thread_id="t", event={"type": "APPROVE", "note": "a"}),
-            run_agent(approval_machine, store=host_b, thread_id="t", event={"type": "REJECT"},
+            run_agent(approval_machine, store=race.wrap(host_a), thread_id="t", event={"type": "APPROVE", "note": "a"}),
+            run_agent(approval_machine, store=race.wrap(host_b), thread_id="t", event={"type": "REJECT"},
                       executors=ScriptedModel(["second draft"])),
         )
         outcomes = sorted((r.status, r.cause) for r in results)
@@ -115,8 +116,10 @@ async def test_two_hosts_on_the_reference_store_as_well() -> None:
     store = create_in_memory_event_log_store()
     await run_agent(approval_machine, input={"q": "hi"}, store=store, thread_id="t", executors=ScriptedModel(["r"]))
     models = [ScriptedModel(["x"]), ScriptedModel(["y"])]
+    race = RacingHosts(2)
     results = await asyncio.gather(
-        *(run_agent(approval_machine, store=store, thread_id="t", event={"type": "REJECT"}, executors=m) for m in models)
+        *(run_agent(approval_machine, store=race.wrap(store), thread_id="t", event={"type": "REJECT"}, executors=m)
+          for m in models)
     )
     assert sorted(r.cause or "ok" for r in results) == ["journal", "ok"]
     loser = next(i for i, r in enumerate(results) if r.cause == "journal")
