@@ -23,6 +23,9 @@ from agent_explorer.stores import SqliteEventLogStore
 from .conftest import COMMITTED, SMALL_TICKETS
 
 SHORT = [s.thread_id for s in SAMPLES if s.thread_id != "inbox-long"]
+#: When a change to the engine, log, runtime or samples changes what a run records, this is the fix (then review
+#: the diff of sample_logs/: it is exactly what changed in recorded runs).
+FIX = "sample_logs/ is stale: run `python -m agent_explorer.samples.regenerate` and commit the result"
 
 
 def _threads(path: Path) -> dict[str, list[str]]:
@@ -45,7 +48,7 @@ def _lines(path: Path, count: int) -> bytes:
 @pytest.mark.parametrize("thread_id", SHORT)
 def test_a_committed_jsonl_file_equals_its_regeneration_byte_for_byte(fresh: Path, thread_id: str) -> None:
     name = jsonl_name(thread_id)
-    assert (COMMITTED / name).read_bytes() == (fresh / name).read_bytes()
+    assert (COMMITTED / name).read_bytes() == (fresh / name).read_bytes(), FIX
 
 
 def test_the_long_run_starts_with_exactly_the_regenerated_prefix(fresh: Path) -> None:
@@ -53,7 +56,7 @@ def test_the_long_run_starts_with_exactly_the_regenerated_prefix(fresh: Path) ->
     prefix = entries_for_tickets(SMALL_TICKETS)
     regenerated = (fresh / name).read_bytes()
     assert regenerated.count(b"\n") == prefix
-    assert _lines(COMMITTED / name, prefix) == regenerated
+    assert _lines(COMMITTED / name, prefix) == regenerated, FIX
 
 
 def test_the_long_run_is_at_least_100000_entries(fresh: Path) -> None:
@@ -66,9 +69,9 @@ def test_the_sqlite_store_holds_the_same_threads_as_a_regeneration(fresh: Path) 
     committed, regenerated = _threads(COMMITTED / "samples.db"), _threads(fresh / "samples.db")
     assert sorted(committed) == sorted(regenerated) == sorted(s.thread_id for s in SAMPLES)
     for thread_id in SHORT:
-        assert committed[thread_id] == regenerated[thread_id], thread_id
+        assert committed[thread_id] == regenerated[thread_id], f"{thread_id}: {FIX}"
     long_prefix = regenerated["inbox-long"]
-    assert committed["inbox-long"][: len(long_prefix)] == long_prefix
+    assert committed["inbox-long"][: len(long_prefix)] == long_prefix, FIX
     assert len(committed["inbox-long"]) == entries_for_tickets(LONG_RUN_TICKETS)
 
 
@@ -81,7 +84,7 @@ def test_each_jsonl_file_is_its_thread_of_the_store_exported() -> None:
 
 def test_the_readme_is_regenerated_too(fresh: Path) -> None:
     readme = (COMMITTED / "README.md").read_text(encoding="utf-8")
-    assert readme == (fresh / "README.md").read_text(encoding="utf-8")
+    assert readme == (fresh / "README.md").read_text(encoding="utf-8"), FIX
     for sample in SAMPLES:
         assert f"`{jsonl_name(sample.thread_id)}`" in readme
 
@@ -102,7 +105,7 @@ def test_a_full_regeneration_equals_every_committed_file(tmp_path: Path) -> None
     asyncio.run(regenerate(tmp_path, log=lambda _: None))
     for sample in SAMPLES:
         name = jsonl_name(sample.thread_id)
-        assert (COMMITTED / name).read_bytes() == (tmp_path / name).read_bytes(), name
-    assert _threads(COMMITTED / "samples.db") == _threads(tmp_path / "samples.db")
+        assert (COMMITTED / name).read_bytes() == (tmp_path / name).read_bytes(), f"{name}: {FIX}"
+    assert _threads(COMMITTED / "samples.db") == _threads(tmp_path / "samples.db"), FIX
 
 
