@@ -104,8 +104,11 @@ class Timeline:
         machine_id, machine_version = machine.id, machine.version
         for index in range(start, stop):
             entry = entries[index]
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("event"), Mapping):
-                raise AgentLogFormatError(f"Entry {index} is not an entry object with an event.", index=index)
+            event = entry.get("event") if isinstance(entry, Mapping) else None
+            if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+                raise AgentLogFormatError(
+                    f"Entry {index} is not an entry object with an event that has a string type.", index=index
+                )
             if self._check_version and (
                 entry.get("machineVersion") != machine_version or entry.get("machineId") != machine_id
             ):

@@ -216,3 +216,11 @@ def test_a_background_build_lets_other_threads_read(machine: Any, long_log: list
     assert reports[-1] == (len(long_log), len(long_log))
     assert [b for b, _ in reports] == sorted(b for b, _ in reports)
     assert states == [replay(machine, long_log[: i + 1]).persisted_snapshot for i in range(0, len(long_log), 7)]
+
+
+def test_a_malformed_entry_is_named_at_construction(machine: Any, long_log: list[dict[str, Any]]) -> None:
+    broken = copy.deepcopy(long_log)
+    del broken[30]["event"]["type"]
+    with pytest.raises(AgentLogFormatError) as caught:
+        Timeline(machine, broken, lazy=True)
+    assert caught.value.index == 30
