@@ -71,3 +71,39 @@ def test_diff_is_empty_exactly_when_snapshots_are_equal(a: list[dict[str, Any]],
     assert diff_snapshots(left, copy.deepcopy(left)) == []
     for change in changes:
         assert change.kind in ("added", "removed", "changed")
+
+
+@SETTINGS
+@given(events, st.data())
+def test_replay_and_verify_log_agree_on_a_tampered_event(sequence: list[dict[str, Any]], data: st.DataObject) -> None:
+    from agent_explorer.errors import AgentReplayDivergenceError
+
+    from .strategies import anything
+
+    log = record(MACHINE, sequence)
+    if len(log) < 2:
+        return
+    index = data.draw(st.integers(1, len(log) - 1))
+    tampered = copy.deepcopy(log)
+    tampered[index]["event"] = data.draw(anything)
+    report = verify_log(MACHINE, tampered)
+    # Nothing before the edit can diverge; replay stops exactly where the report starts.
+    assert report.first_divergence is None or report.first_divergence >= index
+    try:
+        replay(MACHINE, tampered)
+    except AgentReplayDivergenceError as error:
+        assert error.index == report.first_divergence and error.kind == "state"
+    else:
+        assert report.ok
+
+
+@SETTINGS
+@given(events, st.data())
+def test_a_forked_timeline_is_the_prefix(sequence: list[dict[str, Any]], data: st.DataObject) -> None:
+    log = record(MACHINE, sequence)
+    timeline = Timeline(MACHINE, log, checkpoint_every=data.draw(st.integers(1, 5)))
+    cut = data.draw(st.integers(1, len(log)))
+    branch = timeline.fork(cut)
+    assert len(branch) == cut
+    for index in range(cut):
+        assert branch.persisted_at(index) == timeline.persisted_at(index)
