@@ -10,20 +10,18 @@ side effects are the executor/task calls (and a sleep for a host-run timer).
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
 from ..log.jsonvalue import assert_json_serializable
-from .decisions import PLAN_DONE_EVENT_TYPE, resolve_decision_detailed
+from .decisions import resolve_decision_detailed
 from .effects import AgentEffect
 from .executors import TextResult, collect_stream, maybe_await, normalize_text_result
+from .plans import plan_step
 
-__all__ = ["PLAN_STOP_REASONS", "Outcome", "execute_agent_request", "perform_effect", "usage_event"]
-
-PLAN_STOP_REASONS = ("done", "stop-on", "max-steps", "no-legal-events")
+__all__ = ["Outcome", "execute_agent_request", "perform_effect", "usage_event"]
 
 
 @dataclass
@@ -68,13 +66,7 @@ async def _task(effect: AgentEffect) -> Any:
     return await maybe_await(effect.logic.fn(input=effect.request.input))
 
 
-def _plan_done(effect: AgentEffect, stopped: str) -> Outcome:
-    assert effect.request is not None
-    output = {"steps": [dict(e) for e in effect.request.applied], "stopped": stopped}
-    return Outcome(effect.to_done_event(output), effect.request_id, output=output)
-
-
-async def _plan_step(
+async def _plan(
     effect: AgentEffect,
     executors: Any,
     can_take: Callable[[dict[str, Any]], bool] | None,
@@ -82,29 +74,17 @@ async def _plan_step(
 ) -> Outcome:
     request = effect.request
     assert request is not None
-    applied = request.applied
-    if applied and applied[-1].get("type") in request.stop_on:
-        return _plan_done(effect, "stop-on")
-    if request.max_steps is not None and len(applied) >= request.max_steps:
-        return _plan_done(effect, "max-steps")
-    legal = [t for t in request.events if can_take is None or can_take({"type": t})]
-    if not legal:
-        return _plan_done(effect, "no-legal-events")
-    candidates = tuple(dict.fromkeys([*request.events, *request.stop_on, PLAN_DONE_EVENT_TYPE]))
-    step_request = dataclasses.replace(request, events=candidates)
-    event, answers = await resolve_decision_detailed(
-        step_request,
+    step = await plan_step(
+        request,
         _require(executors, "decide", effect),
         can_take=can_take,
-        max_attempts=getattr(effect.logic, "max_attempts", 3),
         validate=validate,
+        max_attempts=getattr(effect.logic, "max_attempts", 3),
     )
-    usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
-    if event["type"] == PLAN_DONE_EVENT_TYPE:
-        outcome = _plan_done(effect, "done")
-        outcome.usage = usage
-        return outcome
-    return Outcome(event, request.request_id, usage, output=event)
+    usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in step.answers if a.usage]
+    if step.completed is not None:
+        return Outcome(effect.to_done_event(step.completed), request.request_id, usage, output=step.completed)
+    return Outcome(step.event, request.request_id, usage, output=step.event)
 
 
 async def perform_effect(
@@ -155,7 +135,7 @@ async def perform_effect(
             usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
             return Outcome(event, request.request_id, usage, output=event)
         if effect.kind == "plan":
-            return await _plan_step(effect, executors, can_take, validate)
+            return await _plan(effect, executors, can_take, validate)
         output = await _task(effect)
         # The output is journaled inline: a value JSON cannot hold fails the task, not the run.
         assert_json_serializable(output, "output")

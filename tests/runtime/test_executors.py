@@ -68,3 +68,17 @@ async def test_resolve_decision_gives_up_with_a_stable_code() -> None:
 async def test_decide_may_be_a_plain_function() -> None:
     request = _request("x", kind="decision", events=("GO",))
     assert await resolve_decision(request, lambda r: "GO") == {"type": "GO"}
+
+
+async def test_a_plan_with_no_legal_candidate_completes_without_asking_the_model() -> None:
+    from agent_explorer.runtime.plans import plan_step
+
+    model = ScriptedModel(decisions=["ADD"])
+    request = AgentRequest(kind="plan", request_id="p#1", site="p", occurrence=1, events=("ADD", "SUB"),
+                           max_steps=5, applied=({"type": "ADD"},))
+    step = await plan_step(request, model.decide, can_take=lambda event: False)
+    assert step.event is None and step.completed == {"steps": [{"type": "ADD"}], "stopped": "no-legal-events"}
+    assert model.calls == []
+    step = await plan_step(request, model.decide)
+    assert step.event == {"type": "ADD"} and step.completed is None
+    assert model.calls[0].events == ("ADD", "SUB", "agent.plan.done")  # the reserved done move is offered
