@@ -31,6 +31,10 @@ PINNED_XSTATE = "5.33.3"
 # More with AGENT_EXPLORER_DIFF_CASES=400 (and another AGENT_EXPLORER_DIFF_SEED) when hunting.
 GENERATED_SEED = int(os.environ.get("AGENT_EXPLORER_DIFF_SEED", "20261130"))
 GENERATED_COUNT = int(os.environ.get("AGENT_EXPLORER_DIFF_CASES", "80"))
+# (seed, index) pairs kept for what they found: XState itself leaving a parallel state with
+# regions missing from its value (1, 126); a history value whose node order changes when XState
+# restores the persisted snapshot (7, 211).
+KEPT_CASES = [(1, 126), (7, 211)]
 
 
 def generated_machines() -> ModuleType:
@@ -44,8 +48,12 @@ def generated_machines() -> ModuleType:
     return module
 
 
+def generated_keys() -> list[tuple[int, int]]:
+    return [*KEPT_CASES, *((GENERATED_SEED, i) for i in range(GENERATED_COUNT))]
+
+
 def generated_names() -> list[str]:
-    return [f"generated-{i:03d}" for i in range(GENERATED_COUNT)]
+    return [f"g{seed}-{index:03d}" for seed, index in generated_keys()]
 
 
 def scenario_names() -> list[str]:
@@ -68,8 +76,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def generated_cases() -> dict[str, dict[str, Any]]:
     """The generated cases by name: {name, config, input, events, can, matches}."""
     module = generated_machines()
-    cases = [module.generate_case(GENERATED_SEED, i) for i in range(GENERATED_COUNT)]
-    return {case["name"]: case for case in cases}
+    cases = {}
+    for (seed, index), name in zip(generated_keys(), generated_names()):
+        cases[name] = {**module.generate_case(seed, index), "name": name}
+    return cases
 
 
 def _unavailable(reason: str) -> None:

@@ -216,7 +216,7 @@ def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
     config["context"] = {"n": 0, "trail": []}
     leaf_values = [n["id"].split(".")[1] for n in gen.nodes if n["id"].count(".") == 1 and n["kind"] != "history"]
     return {
-        "name": f"generated-{index:03d}",
+        "name": f"g{seed}-{index:03d}",
         "config": config,
         "input": None,
         "events": gen.events(events),

@@ -7,7 +7,7 @@
 // Prints ONE JSON document on stdout: {"xstate": version, "scenarios": {...}, "generated": {...}}.
 // It never decides pass/fail: the Python differential suite compares its own engine to this record.
 // A scenario that fails to load or run is reported as {"loadError": message} so the others still run.
-import { initialTransition, transition } from 'xstate';
+import { createActor, initialTransition, transition } from 'xstate';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -90,6 +90,23 @@ const record = (machine, snapshot, actions, scenario) => {
   };
 };
 
+// What a host gets by restoring the previous persisted snapshot (createActor(machine,
+// {snapshot})) and sending the same event. Reported only where it differs from the continuous
+// run: the persisted form does not keep everything (e.g. the order of a history value's nodes).
+const restoredStep = (machine, persisted, event, step, scenario) => {
+  let restored;
+  try {
+    const snapshot = createActor(machine, { snapshot: persisted }).getSnapshot();
+    const [next, actions] = transition(machine, snapshot, event);
+    restored = record(machine, next, actions, scenario);
+  } catch (error) {
+    return 'threw' in step ? {} : { restoredThrew: String(error?.message ?? error) };
+  }
+  if ('threw' in step) return { restored };
+  const { event: _event, ...continuous } = step;
+  return JSON.stringify(restored) === JSON.stringify(continuous) ? {} : { restored };
+};
+
 const runScenario = (scenario) => {
   const { machine, input, events = [] } = scenario;
   const steps = [];
@@ -103,17 +120,18 @@ const runScenario = (scenario) => {
   }
   steps.push({ event: null, ...record(machine, snapshot, actions, scenario) });
   for (const event of events) {
-    let next;
-    let nextActions;
+    const before = steps.at(-1).persisted ?? json(machine.getPersistedSnapshot(snapshot));
+    let step;
     try {
-      [next, nextActions] = transition(machine, snapshot, event);
+      const [next, nextActions] = transition(machine, snapshot, event);
+      snapshot = next;
+      step = { event, ...record(machine, snapshot, nextActions, scenario) };
     } catch (error) {
       // The caller keeps its previous snapshot; the next event is sent to that one.
-      steps.push({ event, threw: String(error?.message ?? error) });
-      continue;
+      step = { event, threw: String(error?.message ?? error) };
     }
-    snapshot = next;
-    steps.push({ event, ...record(machine, snapshot, nextActions, scenario) });
+    Object.assign(step, restoredStep(machine, before, event, step, scenario));
+    steps.push(step);
   }
   return {
     input: orNull(input),
