@@ -381,11 +381,18 @@ async def run_agent(
 
     With `store` (and the required `thread_id`) the thread's log is the resume, and every accepted
     input is appended at its own index before any later call starts; a rejected write aborts the
-    in-flight work and settles `error` with `cause="journal"`. Without a store `on_event` observes
-    each accepted entry synchronously (init first). `event` is one host input applied after the
-    resume; `snapshot` with no log starts a new segment whose init entry carries it (with `events`
-    of another version, the snapshot is migrated: the version bridge). `now` and `ids` inject the
-    clock and id generator so a log regenerates byte-identically.
+    in-flight work and settles `error` with `cause="journal"`. `on_event` observes each accepted
+    entry synchronously (init first), with or without a store. `event` is one host input applied
+    after the resume (journaled even when `result.ignored`); `snapshot` with no log starts a new
+    segment whose init entry carries it; with a log of this version it is checked as a cache
+    (`AgentSnapshotDivergedError`), with `events` of another version it is migrated (the version
+    bridge). A resumed log is folded once and its end checked against the tail `stateHash`.
+
+    Settles `error` with `cause` "journal" (a write failed), "machine" (the machine reached
+    status error), or an `AgentError` code (e.g. "missing-executor": nothing is journaled for a
+    call the host cannot make). Decisions' chosen events go through `parse_agent_event`.
+    `now` and `ids` inject the clock and id generator so a log regenerates byte-identically;
+    `machine_ref` (else found among imported modules) and `metadata` go on a new init entry.
     """
     from ..engine import initial_transition
     from ..log.entries import init_entry
