@@ -5,6 +5,7 @@ import { instance } from "@viz-js/viz";
 import { h, replace } from "./dom.js";
 
 let vizPromise = null;
+const MIN_SCALE = 0.85; // below this many screen px per chart unit, labels get hard to read
 function viz() {
   vizPromise ??= instance();
   return vizPromise;
@@ -40,7 +41,10 @@ export class GraphPanel {
       { class: "ae-graph-tools" },
       button("+", "Zoom in", () => this.zoom(0.8)),
       button("−", "Zoom out", () => this.zoom(1.25)),
-      button("fit", "Fit the chart to the panel", () => this.fit()),
+      button("fit", "Fit the chart to the panel", () => {
+        this.awaitingSize = false;
+        this.fit();
+      }),
     );
     this.el = h("div", { class: "ae-graph", "data-testid": "graph" }, this.toolbar, this.stage);
     this.installPanZoom();
@@ -75,8 +79,66 @@ export class GraphPanel {
       if (els.length) this.edges.set(transitionId, els);
     }
     replace(this.stage, svg);
-    this.fit();
     if (this.pending) this.highlight(...this.pending);
+    this.initialView();
+  }
+
+  /** Whole chart if it is readable at that size, else a readable zoom centred on the active states. */
+  initialView() {
+    const scale = this.fitScale();
+    // Not laid out yet (anywidget renders before the output is attached; JupyterLab lays out cells
+    // outside the viewport lazily): fit for now, decide again once it has a size and is visible.
+    if (scale !== null && scale < MIN_SCALE && this.follow(true)) {
+      this.awaitingSize = false;
+      return;
+    }
+    this.awaitingSize = scale === null || scale < MIN_SCALE;
+    this.fit();
+  }
+
+  /** Screen pixels per chart unit when the whole chart is fitted (null before layout). */
+  fitScale() {
+    const w = this.stage.clientWidth;
+    const hgt = this.stage.clientHeight;
+    if (!this.box || !w || !hgt) return null;
+    return Math.min(w / this.box[2], hgt / this.box[3]);
+  }
+
+  /** Box of elements in the chart's own coordinates (the viewBox space). */
+  boxOf(els) {
+    const ctm = this.svg?.getScreenCTM();
+    if (!ctm || !els.length) return null;
+    const inverse = ctm.inverse();
+    let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    for (const el of els) {
+      const r = el.getBoundingClientRect();
+      if (!r.width && !r.height) continue; // not laid out (hidden tab, collapsed output)
+      for (const [sx, sy] of [[r.left, r.top], [r.right, r.bottom]]) {
+        const p = new DOMPoint(sx, sy).matrixTransform(inverse);
+        x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
+      }
+    }
+    return Number.isFinite(x0) ? [x0, y0, x1 - x0, y1 - y0] : null;
+  }
+
+  /** Keep the active atomic states in view: centre on them when they are outside (or when `force`).
+   *  Returns false when they cannot be measured (not laid out). */
+  follow(force = false) {
+    if (!this.svg || !this.view) return false;
+    const leaves = this.lit.filter((el) => el.classList.contains("node"));
+    const box = this.boxOf(leaves.length ? leaves : this.lit);
+    if (!box) return false;
+    const [x, y, w, hgt] = this.view;
+    const inside = box[0] >= x && box[1] >= y && box[0] + box[2] <= x + w && box[1] + box[3] <= y + hgt;
+    if (inside && !force) return true;
+    let nw = w;
+    let nh = hgt;
+    if (force) {
+      nw = this.stage.clientWidth / MIN_SCALE;
+      nh = this.stage.clientHeight / MIN_SCALE;
+    }
+    this.setView([box[0] + box[2] / 2 - nw / 2, box[1] + box[3] / 2 - nh / 2, nw, nh]);
+    return true;
   }
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
@@ -100,6 +162,7 @@ export class GraphPanel {
         this.lit.push(el);
       }
     }
+    this.follow();
   }
 
   setView(box) {
@@ -111,8 +174,14 @@ export class GraphPanel {
     if (this.box) this.setView([...this.box]);
   }
 
+  disconnect() {
+    this.resizer?.disconnect();
+    this.visibility?.disconnect();
+  }
+
   zoom(factor, cx = 0.5, cy = 0.5) {
     if (!this.view) return;
+    this.awaitingSize = false; // the user took the view over
     const [x, y, w, hgt] = this.view;
     const nw = Math.min(Math.max(w * factor, this.box[2] / 40), this.box[2] * 8);
     const nh = (hgt * nw) / w;
@@ -121,6 +190,18 @@ export class GraphPanel {
 
   installPanZoom() {
     let drag = null;
+    if (typeof ResizeObserver !== "undefined") {
+      this.resizer = new ResizeObserver(() => {
+        if (this.awaitingSize && this.fitScale() !== null) this.initialView();
+      });
+      this.resizer.observe(this.stage);
+    }
+    if (typeof IntersectionObserver !== "undefined") {
+      this.visibility = new IntersectionObserver((seen) => {
+        if (this.awaitingSize && seen.some((e) => e.isIntersecting)) this.initialView();
+      });
+      this.visibility.observe(this.stage);
+    }
     this.stage.addEventListener(
       "wheel",
       (event) => {
@@ -134,6 +215,7 @@ export class GraphPanel {
     this.stage.addEventListener("pointerdown", (event) => {
       if (!this.view || event.button !== 0) return;
       drag = { x: event.clientX, y: event.clientY, view: [...this.view] };
+      this.awaitingSize = false;
       this.stage.setPointerCapture?.(event.pointerId);
       this.stage.classList.add("ae-dragging");
     });

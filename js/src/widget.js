@@ -356,6 +356,7 @@ function render({ model, el }) {
   });
 
   return () => {
+    graph.disconnect();
     if (playing) clearInterval(playing);
     sendIndex.cancel();
     for (const fn of off) fn();

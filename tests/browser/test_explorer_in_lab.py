@@ -30,10 +30,18 @@ bad = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"), compare_
 bad"""
 
 
+SUPPORT_LOG = Path(__file__).parents[2] / "sample_logs" / "support_clean.jsonl"
+SUPPORT = f"""\
+from agent_explorer import read_log
+from agent_explorer.samples import support_agent
+support = Explorer(support_agent, read_log({str(SUPPORT_LOG)!r}))
+support"""
+
+
 @pytest.fixture(scope="module")
 def nb(notebook_page: NotebookPage, lab: Lab) -> Iterator[NotebookPage]:
-    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED])
-    notebook_page.open("explore.ipynb", widgets=2)
+    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED, SUPPORT])
+    notebook_page.open("explore.ipynb", widgets=3)
     yield notebook_page
     assert notebook_page.dialogs == [], f"a dialog fired: {notebook_page.dialogs}"
 
@@ -289,3 +297,31 @@ def test_a_fast_drag_reaches_python_as_few_index_changes(nb: NotebookPage) -> No
     seen = nb.kernel("print(seen)").strip()
     values = [int(v) for v in seen.strip("[]").split(",") if v.strip()]
     assert values[-1] == 7 and 1 <= len(values) <= 6, values
+
+
+def test_a_recorded_support_agent_run(nb: NotebookPage, tmp_path: Path) -> None:
+    """The lead's sample run (tools, models, a decision, a timer): children and owed effects per index."""
+    root = nb.widget(2)
+    root.scroll_into_view_if_needed()
+    root.locator('tr.ae-row[data-index="4"]').click()
+    expect_position(root, 4)
+    assert root.get_by_test_id("state-value").text_content() == "deciding"
+    assert "chooseAction" in str(root.get_by_test_id("state").text_content())
+    effects = root.get_by_test_id("effects")
+    assert "decision" in str(effects.text_content()) and "chooseAction" in str(
+        effects.text_content()
+    )
+    assert root.locator("svg g.edge.taken").count() >= 1
+    # a wide chart is shown at a readable zoom around the active state, not shrunk to fit
+    svg = root.locator("svg.ae-svg")
+    shown = float(str(svg.evaluate("svg => svg.getAttribute('viewBox').split(' ')[2]")))
+    full = float(str(svg.evaluate("svg => svg.getBBox().width")))
+    assert shown < full * 0.8
+    active = root.locator("svg g.node.active").bounding_box()
+    stage = root.locator(".ae-graph-stage").bounding_box()
+    assert active and stage
+    assert (
+        stage["x"] <= active["x"]
+        and active["x"] + active["width"] <= stage["x"] + stage["width"]
+    )
+    nb.shot(tmp_path / "support.png", 2)
