@@ -208,3 +208,62 @@ def conversation(turns: int) -> list[dict[str, Any]]:
             events += [REJECT, drafted(f"redraft {turn}")]
         events += [APPROVE, looked_up({"turn": turn})]
     return events
+
+
+def workspace_machine() -> Any:
+    """A harder chart for restore-based time travel: parallel regions, deep and shallow history,
+    an `after` timer, an always-chain, and children spawned and stopped by events."""
+    from agent_explorer.engine import spawn_child, stop_child
+
+    return setup(
+        actions={
+            "bump": assign(lambda c, e, p: {"edits": c["edits"] + 1}),
+            "spawnWorker": spawn_child("job", id="worker", input=lambda c, e, p: {"n": c["edits"]}),
+            "stopWorker": stop_child("worker"),
+        },
+        guards={"many": lambda c, e, p: c["edits"] >= 3},
+        actors={"job": from_promise(_never)},
+    ).create_machine({
+        "id": "workspace",
+        "context": {"edits": 0},
+        "type": "parallel",
+        "states": {
+            "editor": {
+                "initial": "closed",
+                "states": {
+                    "closed": {"on": {"OPEN": "open"}},
+                    "open": {
+                        "initial": "viewing",
+                        "states": {
+                            "viewing": {"on": {"EDIT": {"target": "editing", "actions": "bump"}}},
+                            "editing": {
+                                "initial": "typing",
+                                "states": {"typing": {"on": {"PAUSE": "paused"}}, "paused": {"on": {"TYPE": "typing"}}},
+                                "always": {"guard": "many", "target": "#workspace.editor.open.review"},
+                                "on": {"SAVE": "viewing"},
+                            },
+                            "review": {"on": {"SAVE": "viewing"}},
+                            "hist": {"type": "history", "history": "deep"},
+                        },
+                        "on": {"CLOSE": "#workspace.editor.closed"},
+                    },
+                    "shallow": {"type": "history"},
+                },
+                "on": {"REOPEN": ".open.hist"},
+            },
+            "network": {
+                "initial": "online",
+                "states": {
+                    "online": {"on": {"DROP": "offline", "WORK": {"actions": "spawnWorker"},
+                                      "HALT": {"actions": "stopWorker"}}},
+                    "offline": {"after": {5000: "online"}, "on": {"RECONNECT": "online"}},
+                },
+            },
+        },
+    })
+
+
+WORKSPACE_EVENTS = [
+    "OPEN", "EDIT", "PAUSE", "TYPE", "SAVE", "CLOSE", "REOPEN", "DROP", "RECONNECT", "WORK", "HALT",
+    "xstate.after.5000.workspace.network.offline", "xstate.done.actor.worker", "xstate.error.actor.worker",
+]

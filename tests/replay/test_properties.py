@@ -13,7 +13,7 @@ from agent_explorer.log.replay import replay
 from agent_explorer.log.timeline import Timeline
 from agent_explorer.log.verification import verify_log
 
-from .machines import agent_machine, live_states, record
+from .machines import WORKSPACE_EVENTS, agent_machine, live_states, record, workspace_machine
 from .strategies import events
 
 MACHINE = agent_machine()
@@ -107,3 +107,19 @@ def test_a_forked_timeline_is_the_prefix(sequence: list[dict[str, Any]], data: s
     assert len(branch) == cut
     for index in range(cut):
         assert branch.persisted_at(index) == timeline.persisted_at(index)
+
+
+WORKSPACE = workspace_machine()
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(WORKSPACE_EVENTS), max_size=40), st.integers(1, 3))
+def test_restore_based_time_travel_on_parallel_history_and_children(types: list[str], every: int) -> None:
+    machine = WORKSPACE
+    events = [{"type": t, "output": {"ok": True}} if t.startswith("xstate.done") else {"type": t} for t in types]
+    log = record(machine, events)
+    timeline = Timeline(machine, log, checkpoint_every=every, cache_size=1)
+    live = live_states(machine, log)
+    for index in reversed(range(len(log))):  # backwards: every state comes from a restore
+        assert timeline.persisted_at(index) == machine.get_persisted_snapshot(live[index])
+        assert timeline.hash_at(index) == log[index]["verification"]["stateHash"]
