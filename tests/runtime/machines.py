@@ -122,9 +122,13 @@ full_machine = full_setup.create_machine(
 FULL_INPUT = {"q": "tides"}
 
 
-def full_model() -> ScriptedModel:
+BRANCH_LATENCY = {"b0": 0.03, "b1": 0.005, "b2": 0.015}
+
+
+def full_model(latency: dict[str, float] | None = None) -> ScriptedModel:
     """Answers by prompt (so any resume order gets the same answers); branch latencies race:
-    b1 finishes first, then b2, then b0."""
+    b1 finishes first, then b2, then b0 (seconds by site; `latency` overrides)."""
+    seconds = {**BRANCH_LATENCY, **(latency or {})}
     text = "A draft about tides"
     return ScriptedModel(
         {
@@ -133,7 +137,7 @@ def full_model() -> ScriptedModel:
         },
         decisions={f"Judge: {text}": ["REVISE", "ACCEPT"]},
         usage=USAGE,
-        latency=lambda request: {"b0": 0.03, "b1": 0.005, "b2": 0.015}.get(request.site, 0.0),
+        latency=lambda request: seconds.get(request.site, 0.0),
     )
 
 
