@@ -97,7 +97,14 @@ def crash_writer(kind: str, target: str, schema: str, thread_id: str, seed: str,
         length = await store.length(thread_id)
         _os.write(fd, f"READY {length}\n".encode())
         while True:
-            length = await store.append(thread_id=thread_id, expected_index=length, entries=crash_batch(rng, length, seed))
+            try:
+                length = await store.append(thread_id=thread_id, expected_index=length, entries=crash_batch(rng, length, seed))
+            except AgentEventLogConflictError as conflict:
+                # A killed predecessor's last statement can still commit on a PostgreSQL server after
+                # we read the length; a host would re-read and go on, and so do we.
+                _os.write(fd, f"CONFLICT {conflict.actual_length}\n".encode())
+                length = conflict.actual_length
+                continue
             _os.write(fd, f"ACK {length}\n".encode())
 
     asyncio.run(run())

@@ -213,9 +213,26 @@ def test_postgres_survives_sigkill_at_random_moments(pg_schema: str, tmp_path: P
     try:
         kills, acked = _crash_loop("postgres", dsn, pg_schema, tmp_path, kills_wanted=100, budget_s=120)
         assert kills >= 100, f"only {kills} kills within the time budget"
+        asyncio.run(_wait_for_orphaned_backends(dsn))
         asyncio.run(_check_after_crashes(PostgresEventLogStore(dsn, schema=pg_schema), acked))
     finally:
         asyncio.run(drop_schema(dsn, pg_schema))
+
+
+async def _wait_for_orphaned_backends(dsn: str) -> None:
+    """A killed client's last statement still runs to its end on the server; let those finish first."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+        for _ in range(500):
+            cur = await conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+                " AND application_name = 'agent_explorer' AND state <> 'idle'"
+            )
+            if (await cur.fetchone())[0] == 0:  # type: ignore[index]
+                return
+            await asyncio.sleep(0.02)
+    raise AssertionError("orphaned server backends of killed writers did not finish within 10 s")
 
 
 async def _check_after_crashes(store: EventLogStore, acked: int) -> None:
