@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 import sys
 import textwrap
 import time
@@ -47,7 +46,9 @@ async def test_a_killed_host_resumes_in_a_new_process_without_re_running_recorde
     from agent_explorer.stores import SqliteEventLogStore
 
     path = str(tmp_path / "crash.db")
-    host = subprocess.Popen([sys.executable, "-c", HOST, path, str(TESTS_DIR)], stderr=subprocess.PIPE)
+    host = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", HOST, path, str(TESTS_DIR), stderr=asyncio.subprocess.PIPE
+    )
     store = SqliteEventLogStore(path)
     try:
         # Wait until both fast branches are durable (b0 is still being "generated"), then kill.
@@ -57,12 +58,12 @@ async def test_a_killed_host_resumes_in_a_new_process_without_re_running_recorde
             branches = {e["event"]["type"] for e in entries if e["event"]["type"].startswith("xstate.done.actor.b")}
             if {"xstate.done.actor.b1", "xstate.done.actor.b2"} <= branches:
                 break
-            assert host.poll() is None, host.stderr.read().decode() if host.stderr else ""
+            if host.returncode is not None:
+                raise AssertionError((await host.stderr.read()).decode() if host.stderr else "the host exited")
             assert time.monotonic() < deadline, "the host never reached the fan-out"
             await asyncio.sleep(0.05)
         host.send_signal(signal.SIGKILL)
-        host.wait(timeout=30)
-        assert host.returncode == -signal.SIGKILL
+        assert await asyncio.wait_for(host.wait(), 30) == -signal.SIGKILL
 
         cut = await store.read("t")
         assert "xstate.done.actor.b0" not in {e["event"]["type"] for e in cut}
@@ -76,9 +77,7 @@ async def test_a_killed_host_resumes_in_a_new_process_without_re_running_recorde
         assert resumed.events[: len(cut)] == cut
         replay(full_machine, await store.read("t"), verify="strict")
     finally:
-        if host.poll() is None:
+        if host.returncode is None:
             host.kill()
-            host.wait(timeout=30)
-        if host.stderr:
-            host.stderr.close()
+            await asyncio.wait_for(host.wait(), 30)
         await store.aclose()
