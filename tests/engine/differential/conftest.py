@@ -31,10 +31,9 @@ PINNED_XSTATE = "5.33.3"
 # More with AGENT_EXPLORER_DIFF_CASES=400 (and another AGENT_EXPLORER_DIFF_SEED) when hunting.
 GENERATED_SEED = int(os.environ.get("AGENT_EXPLORER_DIFF_SEED", "20261130"))
 GENERATED_COUNT = int(os.environ.get("AGENT_EXPLORER_DIFF_CASES", "80"))
-# (seed, index) pairs kept for what they found: XState itself leaving a parallel state with
-# regions missing from its value (1, 126); a history value whose node order changes when XState
-# restores the persisted snapshot (7, 211).
-KEPT_CASES = [(1, 126), (7, 211)]
+# Generated cases kept for what they found, frozen as JSON (the generator may change): each
+# file is {name, note, config, input, events, can, matches}; the note says why it is kept.
+KEPT_CASES = HERE / "kept_cases"
 
 
 def generated_machines() -> ModuleType:
@@ -48,12 +47,9 @@ def generated_machines() -> ModuleType:
     return module
 
 
-def generated_keys() -> list[tuple[int, int]]:
-    return [*KEPT_CASES, *((GENERATED_SEED, i) for i in range(GENERATED_COUNT))]
-
-
 def generated_names() -> list[str]:
-    return [f"g{seed}-{index:03d}" for seed, index in generated_keys()]
+    kept = sorted(p.stem for p in KEPT_CASES.glob("*.json"))
+    return [*kept, *(f"g{GENERATED_SEED}-{i:03d}" for i in range(GENERATED_COUNT))]
 
 
 def scenario_names() -> list[str]:
@@ -77,8 +73,11 @@ def generated_cases() -> dict[str, dict[str, Any]]:
     """The generated cases by name: {name, config, input, events, can, matches}."""
     module = generated_machines()
     cases = {}
-    for (seed, index), name in zip(generated_keys(), generated_names()):
-        cases[name] = {**module.generate_case(seed, index), "name": name}
+    for path in sorted(KEPT_CASES.glob("*.json")):
+        cases[path.stem] = {**json.loads(path.read_text(encoding="utf-8")), "name": path.stem}
+    for i in range(GENERATED_COUNT):
+        case = module.generate_case(GENERATED_SEED, i)
+        cases[case["name"]] = case
     return cases
 
 

@@ -16,10 +16,25 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agent_explorer.engine import assign, cancel, from_promise, raise_, setup
+from agent_explorer.engine import (
+    and_,
+    assign,
+    cancel,
+    from_promise,
+    not_,
+    or_,
+    raise_,
+    send_to,
+    setup,
+    spawn_child,
+    state_in,
+    stop_child,
+)
 
 MACHINE_ID = "gen"
 EXTERNAL = ["A", "B", "C", "D"]
+DESCRIPTORS = [*EXTERNAL, "PING", "*", "x.*", "x.a"]  # keys of `on`
+EXTRA_EVENTS = ["x", "x.a", "x.b.c"]  # matched only by the wildcard descriptors
 
 
 async def _task(input: Any) -> Any:
@@ -33,6 +48,11 @@ def build_machine(config: dict[str, Any]) -> Any:
             "isEven": lambda c, e, p: c["n"] % 2 == 0,
             "isOdd": lambda c, e, p: c["n"] % 2 == 1,
             "below": lambda c, e, p: c["n"] < p["max"],
+            "inS0": state_in("#gen.s0"),
+            "inR0": state_in("#gen.r0"),
+            "evenOrSmall": or_(["isEven", {"type": "below", "params": {"max": 3}}]),
+            "notEven": not_("isEven"),
+            "oddAndSmall": and_(["isOdd", {"type": "below", "params": {"max": 6}}]),
         },
         actions={
             "inc": assign({"n": lambda c, e, p: c["n"] + 1}),
@@ -42,6 +62,9 @@ def build_machine(config: dict[str, Any]) -> Any:
             "raisePing": raise_({"type": "PING"}),
             "delayPing": raise_({"type": "PING"}, delay=50, id="dp"),
             "cancelPing": cancel("dp"),
+            "spawnHelper": spawn_child("task", id="helper", input=lambda c, e, p: {"n": c["n"]}),
+            "stopHelper": stop_child("helper"),
+            "pokeHelper": send_to("helper", {"type": "POKE"}),
         },
         actors={"task": from_promise(_task)},
         delays={"short": 10},
@@ -61,6 +84,7 @@ class _Generator:
 
     def skeleton(self) -> dict[str, Any]:
         root_kind = "parallel" if self.rng.random() < 0.2 else "compound"
+        self.in_first = "inR0" if root_kind == "parallel" else "inS0"
         root: dict[str, Any] = {"id": MACHINE_ID}
         self._fill(root, MACHINE_ID, root_kind, depth=0)
         return root
@@ -115,7 +139,17 @@ class _Generator:
 
     def _guard(self) -> Any:
         rng = self.rng
-        return rng.choice(["isEven", "isOdd", {"type": "below", "params": {"max": rng.randint(1, 6)}}])
+        return rng.choice(
+            [
+                "isEven",
+                "isOdd",
+                {"type": "below", "params": {"max": rng.randint(1, 6)}},
+                "evenOrSmall",
+                "notEven",
+                "oddAndSmall",
+                self.in_first,
+            ]
+        )
 
     def _transition(self, event_type: str) -> dict[str, Any]:
         rng = self.rng
@@ -139,6 +173,11 @@ class _Generator:
             actions.append("raisePing")
         if rng.random() < 0.15:
             actions.append(rng.choice(["delayPing", "cancelPing"]))
+        if rng.random() < 0.1:
+            actions.append(rng.choice(["spawnHelper", "stopHelper", "pokeHelper"]))
+        if event_type == "*":  # `*` also sees done.state events: a target could loop forever
+            t.pop("target", None)
+            t.pop("reenter", None)
         if actions:
             t["actions"] = actions
         return t
@@ -148,15 +187,19 @@ class _Generator:
         root_node = {"id": MACHINE_ID, "kind": "root", "config": root}
         for node in [root_node, *self.nodes]:
             config, kind = node["config"], node["kind"]
+            if kind == "final" and rng.random() < 0.3:
+                config["output"] = {"leaf": node["id"]}
             if kind in ("history", "final"):
                 continue
             on: dict[str, Any] = {}
-            for event_type in rng.sample([*EXTERNAL, "PING"], rng.randint(0, 2)):
+            for event_type in rng.sample(DESCRIPTORS, rng.randint(0, 3)):
                 candidates = [self._transition(event_type) for _ in range(rng.choice([1, 1, 2]))]
                 on[event_type] = candidates[0] if len(candidates) == 1 else candidates
             if on:
                 config["on"] = on
             if kind == "root":
+                if rng.random() < 0.3:
+                    config["output"] = {"fixed": rng.randint(0, 9)}
                 continue
             if rng.random() < 0.12:
                 always: dict[str, Any] = {
@@ -202,6 +245,8 @@ class _Generator:
                 out.append({"type": f"xstate.error.actor.{rng.choice(self.invokes)}", "error": "boom"})
             elif r < 0.31:
                 out.append({"type": "Z"})
+            elif r < 0.38:
+                out.append({"type": rng.choice(EXTRA_EVENTS)})
             else:
                 out.append({"type": rng.choice([*EXTERNAL, "PING"])})
         return out
@@ -220,6 +265,6 @@ def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
         "config": config,
         "input": None,
         "events": gen.events(events),
-        "can": [{"type": t} for t in [*EXTERNAL, "PING"]],
+        "can": [{"type": t} for t in [*EXTERNAL, "PING", "x.a"]],
         "matches": sorted(set(leaf_values))[:3],
     }
