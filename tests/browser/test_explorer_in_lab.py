@@ -38,10 +38,18 @@ support = Explorer(support_agent, read_log({str(SUPPORT_LOG)!r}))
 support"""
 
 
+LONG = """\
+from agent_explorer.explorer import widget as explorer_widget
+from sample_run import long_events, record
+explorer_widget.SYNC_VERIFY_LIMIT = 500  # so this 5,001-entry log takes the long-log path
+big = Explorer(machine, record(machine, long_events(5000)))
+big"""
+
+
 @pytest.fixture(scope="module")
 def nb(notebook_page: NotebookPage, lab: Lab) -> Iterator[NotebookPage]:
-    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED, SUPPORT])
-    notebook_page.open("explore.ipynb", widgets=3)
+    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED, SUPPORT, LONG])
+    notebook_page.open("explore.ipynb", widgets=4)
     yield notebook_page
     assert notebook_page.dialogs == [], f"a dialog fired: {notebook_page.dialogs}"
 
@@ -325,3 +333,25 @@ def test_a_recorded_support_agent_run(nb: NotebookPage, tmp_path: Path) -> None:
         and active["x"] + active["width"] <= stage["x"] + stage["width"]
     )
     nb.shot(tmp_path / "support.png", 2)
+
+
+def test_a_long_log_verifies_in_the_background_and_updates_the_view(
+    nb: NotebookPage,
+) -> None:
+    """The background thread's results (indexes, verification) reach the browser through the kernel."""
+    from playwright.sync_api import expect
+
+    root = nb.widget(3)
+    root.scroll_into_view_if_needed()
+    expect(root.get_by_test_id("verify-status")).to_have_text(
+        "verified", timeout=60_000
+    )
+    assert (
+        root.locator("select[aria-label='Filter by event type'] option").count() == 9
+    )  # "all" + 8 event types
+    root.get_by_test_id("position").click()
+    nb.page.keyboard.press("End")
+    expect_position(root, 5000)
+    assert root.get_by_test_id("pending").count() == 0
+    assert "hash ok" in str(root.get_by_test_id("hash-status").text_content())
+    assert "totalTokens" in str(root.get_by_test_id("usage").text_content())
