@@ -190,10 +190,8 @@ class _Gen:
         root["states"] = states
         if rng.random() < 0.2:
             root["type"] = "parallel"
-            for child in states.values():  # parallel regions may not finish the root by a final leaf
-                if child.get("type") == "final":
-                    child.pop("type")
-                    child.pop("output", None)
+        elif rng.random() < 0.3:
+            root["initial"] = {"target": next(iter(states)), "actions": self.actions()}
         else:
             root["initial"] = next(iter(states))
         if rng.random() < 0.5:
@@ -214,6 +212,12 @@ class _Gen:
                 cfg["invoke"]["onError"] = self.transition(targets, sid)
             if rng.random() < 0.08 and sid != "m":
                 cfg["always"] = {"target": "#" + rng.choice(targets), "guard": "even", "actions": ["inc"]}
+            elif rng.random() < 0.04 and sid != "m":  # may loop: both sides must then hit maxIterations
+                cfg["always"] = [self.transition(targets, sid) for _ in range(rng.randint(1, 2))]
+            if rng.random() < 0.05 and cfg.get("on"):
+                # several targets at once (into parallel regions, or conflicting: XState decides)
+                first = next(iter(cfg["on"].values()))[0]
+                first["target"] = ["#" + t for t in rng.sample(targets, min(2, len(targets)))]
         for sid, cfg in plain:  # targets of the root must not be relative; all are #ids here
             for ts in (cfg.get("on") or {}).values():
                 for t in ts:
