@@ -76,7 +76,7 @@ def expect_position(root: Any, index: int) -> None:
     from playwright.sync_api import expect
 
     expect(root.get_by_test_id("position")).to_have_text(
-        re.compile(rf"^index {index} / "), timeout=10_000
+        re.compile(rf"^index {index:,} / "), timeout=10_000
     )
     expect(root.locator(".ae-value")).to_have_count(1)
     root.page.wait_for_function(
