@@ -57,9 +57,14 @@ async def timed(fn: Callable[[], Awaitable[Any]]) -> float:
     return time.perf_counter() - start
 
 
-async def alternate(rounds: int, ours: Callable[[], Awaitable[Any]], raw: Callable[[], Awaitable[Any]]) -> tuple[float, float]:
-    """Median seconds of `ours` and `raw` over short rounds run back to back, the order swapped every
-    round, so a burst of disk or CPU contention from other work lands on both sides alike."""
+class Pair(tuple):  # (median seconds of ours, median seconds of raw, median of per-round raw/ours)
+    pass
+
+
+async def alternate(rounds: int, ours: Callable[[], Awaitable[Any]], raw: Callable[[], Awaitable[Any]]) -> Pair:
+    """Time `ours` and `raw` in short rounds run back to back, the order swapped every round, so a
+    burst of disk or CPU contention from other work lands on both sides alike. The ratio reported
+    is the median of the per-round ratios (paired), which drifts far less than a ratio of medians."""
     a, b = [], []
     for round_no in range(rounds):
         if round_no % 2 == 0:
@@ -68,15 +73,17 @@ async def alternate(rounds: int, ours: Callable[[], Awaitable[Any]], raw: Callab
         else:
             b.append(await timed(raw))
             a.append(await timed(ours))
-    return statistics.median(a), statistics.median(b)
+    return Pair((statistics.median(a), statistics.median(b), statistics.median(y / x for x, y in zip(a, b))))
 
 
 class Report:
     def __init__(self) -> None:
         self.rows: list[tuple[str, str, str, str, str, str]] = []
 
-    def add(self, store: str, figure: str, ours: float, raw: float, unit: str, higher_is_better: bool = True) -> None:
-        ratio = ours / raw if higher_is_better else raw / ours
+    def add(self, store: str, figure: str, ours: float, raw: float, unit: str, higher_is_better: bool = True, ratio: float | None = None) -> None:
+        """`ratio` is store speed / raw speed (>1 means the store is faster), paired per round when given."""
+        if ratio is None:
+            ratio = ours / raw if higher_is_better else raw / ours
         goal = GOALS.get((store, figure))
         verdict = "" if goal is None else ("ok" if ratio >= goal else "BELOW GOAL")
         goal_text = "" if goal is None else (f">= {goal:.2f}x" if higher_is_better else f"<= {1 / goal:.2f}x time")
@@ -122,8 +129,8 @@ async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches:
             raw.execute("COMMIT")
             lengths["raw"] = i + 1
 
-    ours, base = await alternate(rounds, ours_single, raw_single)
-    report.add("sqlite", "single", n_single / ours, n_single / base, "appends/s")
+    ours, base, paired = await alternate(rounds, ours_single, raw_single)
+    report.add("sqlite", "single", n_single / ours, n_single / base, "appends/s", ratio=paired)
 
     batch_lengths = {"store": 0, "raw": 0}
 
@@ -141,8 +148,8 @@ async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches:
             raw.execute("COMMIT")
             batch_lengths["raw"] = start + 100
 
-    ours, base = await alternate(rounds, ours_batch, raw_batch)
-    report.add("sqlite", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s")
+    ours, base, paired = await alternate(rounds, ours_batch, raw_batch)
+    report.add("sqlite", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s", ratio=paired)
 
     # Reading a 100,000-entry thread, parsed: the explorer's bulk path.
     for start in range(0, n_read, 1000):
@@ -158,8 +165,8 @@ async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches:
         rows = raw.execute("SELECT body FROM raw_log WHERE thread_id = ? AND idx >= 0 ORDER BY idx", ("big",)).fetchall()
         assert len([orjson.loads(r[0]) for r in rows]) == n_read
 
-    ours, base = await alternate(rounds, ours_read, raw_read)
-    report.add("sqlite", "read", ours, base, "", higher_is_better=False)
+    ours, base, paired = await alternate(rounds, ours_read, raw_read)
+    report.add("sqlite", "read", ours, base, "", higher_is_better=False, ratio=paired)
     await store.aclose()
     raw.close()
 
@@ -221,8 +228,8 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
         for _ in range(n_single):
             lengths["raw"] = await raw_append(insert_binary, "single", lengths["raw"], [entry(lengths["raw"])])
 
-    ours, base = await alternate(rounds, ours_single, raw_single)
-    report.add("postgres", "single", n_single / ours, n_single / base, "appends/s")
+    ours, base, paired = await alternate(rounds, ours_single, raw_single)
+    report.add("postgres", "single", n_single / ours, n_single / base, "appends/s", ratio=paired)
 
     b = {"store": 0, "raw": 0, "text_store": 0, "raw_text": 0}
 
@@ -234,8 +241,8 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
         for _ in range(n_batches):
             b["raw"] = await raw_append(insert_binary, "batch", b["raw"], [entry(b["raw"] + k) for k in range(100)])
 
-    ours, base = await alternate(rounds, ours_batch, raw_batch)
-    report.add("postgres", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s")
+    ours, base, paired = await alternate(rounds, ours_batch, raw_batch)
+    report.add("postgres", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s", ratio=paired)
 
     async def ours_text_batch() -> None:
         for _ in range(n_batches):
@@ -245,9 +252,9 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
         for _ in range(n_batches):
             b["raw_text"] = await raw_append(insert_text, "batch-text", b["raw_text"], [entry(b["raw_text"] + k) for k in range(100)])
 
-    text_ours, text_raw = await alternate(rounds, ours_text_batch, raw_text_batch)
-    report.add("postgres", "batch (text params)", 100 * n_batches / text_ours, 100 * n_batches / base, "entries/s")
-    report.add("postgres", "raw text vs binary", 100 * n_batches / text_raw, 100 * n_batches / base, "entries/s")
+    text_ours, text_raw, text_paired = await alternate(rounds, ours_text_batch, raw_text_batch)
+    report.add("postgres", "batch, text params", 100 * n_batches / text_ours, 100 * n_batches / text_raw, "entries/s", ratio=text_paired)
+    report.add("postgres", "raw: text/binary", 100 * n_batches / text_raw, 100 * n_batches / base, "entries/s")
 
     for start in range(0, n_read, 1000):
         await store.append(thread_id="big", expected_index=start, entries=[entry(start + k) for k in range(1000)])
@@ -261,8 +268,8 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
         rows = await cur.fetchall()
         assert len([orjson.loads(r[0]) for r in rows]) == n_read
 
-    ours, base = await alternate(rounds, ours_read, raw_read)
-    report.add("postgres", "read", ours, base, "", higher_is_better=False)
+    ours, base, paired = await alternate(rounds, ours_read, raw_read)
+    report.add("postgres", "read", ours, base, "", higher_is_better=False, ratio=paired)
     await store.aclose()
     await text_store.aclose()
     await conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
@@ -273,7 +280,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pg", default=os.environ.get("AGENT_EXPLORER_TEST_PG_DSN"), help="PostgreSQL DSN (default: $AGENT_EXPLORER_TEST_PG_DSN)")
     parser.add_argument("--quick", action="store_true", help="fewer operations (smoke run)")
-    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     n_single, n_batches, n_read = (30, 3, 10_000) if args.quick else (60, 6, 100_000)
     rounds = 2 if args.quick else args.rounds
