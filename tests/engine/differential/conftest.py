@@ -25,6 +25,7 @@ XSTATE_DIR = NODE_DIR / "xstate"
 JS_SCENARIOS = XSTATE_DIR / "scenarios"
 PY_SCENARIOS = HERE / "scenarios"
 RUNNER = XSTATE_DIR / "run.mjs"
+INVALID_CONFIGS = XSTATE_DIR / "invalid_configs.json"
 PINNED_XSTATE = "5.33.3"
 
 # Generated (fuzz) cases: random plain-JSON machines both sides load (generated_machines.py).
@@ -63,6 +64,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "scenario" in metafunc.fixturenames:
         names = scenario_names()
         metafunc.parametrize("scenario", names, ids=names)
+    if "invalid_config" in metafunc.fixturenames:
+        names = sorted(json.loads(INVALID_CONFIGS.read_text(encoding="utf-8")))
+        metafunc.parametrize("invalid_config", names, ids=names)
     if "generated" in metafunc.fixturenames:
         names = generated_names()
         metafunc.parametrize("generated", names, ids=names)
@@ -105,7 +109,7 @@ def xstate_oracle(
     cases_file = tmp_path_factory.mktemp("differential") / "generated_cases.json"
     cases_file.write_text(json.dumps(list(generated_cases.values())), encoding="utf-8")
     proc = subprocess.run(
-        [str(node), str(RUNNER), "--cases", str(cases_file), *names],
+        [str(node), str(RUNNER), "--cases", str(cases_file), "--invalid", str(INVALID_CONFIGS), *names],
         cwd=XSTATE_DIR,
         capture_output=True,
         text=True,

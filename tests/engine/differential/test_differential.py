@@ -378,6 +378,57 @@ def _generated_module() -> ModuleType:
     return module
 
 
+STAGES = ["createMachine", "initialTransition", "transition"]
+
+
+@pytest.mark.node
+def test_invalid_config_rejected_no_later_than_xstate(invalid_config: str, xstate_oracle: Record) -> None:
+    """A plain-JSON config XState rejects (tests/node/xstate/invalid_configs.json) is rejected by
+    the engine too, at create_machine with MachineConfigError naming the state, or at the latest
+    at the stage where XState rejects it (the engine validates up front; XState partly lazily)."""
+    from agent_explorer.engine import setup
+    from agent_explorer.errors import MachineConfigError
+
+    configs = json.loads((HERE.parents[1] / "node" / "xstate" / "invalid_configs.json").read_text("utf-8"))
+    config = configs[invalid_config]
+    rejected = xstate_oracle["invalid"][invalid_config]
+    assert rejected is not None, f"{invalid_config}: XState accepts this config; it does not belong here"
+    try:
+        machine = setup().create_machine(config)
+    except MachineConfigError as error:
+        assert error.code == "invalid-machine-config"
+        assert error.path, f"{invalid_config}: the error names no state path: {error}"
+        return
+    stage = _engine_rejection_stage(machine)
+    if stage is None:
+        pytest.fail(
+            f"{invalid_config}: XState rejects this config at {rejected['stage']} "
+            f"({rejected['message']!r}); the engine accepted it and ran a transition",
+            pytrace=False,
+        )
+    assert STAGES.index(stage) <= STAGES.index(rejected["stage"]), (
+        f"{invalid_config}: XState rejects at {rejected['stage']}, the engine only at {stage}"
+    )
+
+
+def _engine_rejection_stage(machine: Any) -> str | None:
+    """Where the engine rejects a machine it built: its first transition (event GO), or the
+    initial transition (raising, or an error snapshot as XState's initialTransition gives)."""
+    from agent_explorer.engine import initial_transition, transition
+
+    try:
+        snapshot, _ = initial_transition(machine)
+    except Exception:  # noqa: BLE001
+        return "initialTransition"
+    if snapshot.status == "error":
+        return "initialTransition"
+    try:
+        transition(machine, snapshot, {"type": "GO"})
+    except Exception:  # noqa: BLE001
+        return "transition"
+    return None
+
+
 # --------------------------------------------------------------------------- the harness itself
 
 

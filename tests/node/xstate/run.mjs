@@ -1,13 +1,14 @@
 // Differential oracle: runs scenario machines through XState's pure API and prints what it saw.
 //
-// Usage: node run.mjs [--cases <file.json>] <scenario> [<scenario> ...]
+// Usage: node run.mjs [--cases <file.json>] [--invalid <file.json>] <scenario> [<scenario> ...]
 //   <scenario>: a file in ./scenarios, without .mjs;
 //   --cases: a JSON array of generated cases {name, config, input, events, can, matches} whose
-//   plain-JSON config is built with the named implementations of ./generated.mjs.
+//   plain-JSON config is built with the named implementations of ./generated.mjs;
+//   --invalid: a JSON object {name: config} of bad configs; reports where XState rejects each.
 // Prints ONE JSON document on stdout: {"xstate": version, "scenarios": {...}, "generated": {...}}.
 // It never decides pass/fail: the Python differential suite compares its own engine to this record.
 // A scenario that fails to load or run is reported as {"loadError": message} so the others still run.
-import { createActor, initialTransition, transition } from 'xstate';
+import { createActor, createMachine, initialTransition, transition } from 'xstate';
 import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -142,8 +143,31 @@ const runScenario = (scenario) => {
   };
 };
 
+// Where XState rejects a bad plain-JSON config: at createMachine, initialTransition, or the
+// first transition (event GO); null if it never does.
+const rejection = (config) => {
+  let stage = 'createMachine';
+  try {
+    const machine = createMachine(config);
+    stage = 'initialTransition';
+    const [snapshot] = initialTransition(machine);
+    stage = 'transition';
+    transition(machine, snapshot, { type: 'GO' });
+    return null;
+  } catch (error) {
+    return { stage, message: String(error?.message ?? error) };
+  }
+};
+
 const args = process.argv.slice(2);
-const out = { xstate: xstateVersion, scenarios: {}, generated: {} };
+const out = { xstate: xstateVersion, scenarios: {}, generated: {}, invalid: {} };
+const invalidAt = args.indexOf('--invalid');
+if (invalidAt !== -1) {
+  const [, file] = args.splice(invalidAt, 2);
+  for (const [name, config] of Object.entries(JSON.parse(readFileSync(file, 'utf8')))) {
+    out.invalid[name] = rejection(config);
+  }
+}
 const casesAt = args.indexOf('--cases');
 if (casesAt !== -1) {
   const [, file] = args.splice(casesAt, 2);
