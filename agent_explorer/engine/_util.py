@@ -5,7 +5,7 @@ Pure; no I/O, no imports from the rest of agent_explorer except errors.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 __all__ = ["UNDEFINED", "callable_name", "describe_value", "is_array_index", "js_keys", "to_list"]
@@ -90,6 +90,3 @@ def describe_value(value: Any) -> Any:
         return describe()
     return repr(value)
 
-
-def iter_nonempty(values: Iterable[Any]) -> list[Any]:
-    return [v for v in values if v is not None]

@@ -27,7 +27,7 @@ class Configuration:
     nodes, and per-event-type selection plans, so a fold over a long log does that work once.
     """
 
-    __slots__ = ("_final", "always_chains", "atomic", "node_set", "nodes", "plans", "steps", "tags", "value")
+    __slots__ = ("always_chains", "atomic", "node_set", "nodes", "plans", "steps", "tags", "value")
 
     def __init__(self, nodes: tuple[StateNode, ...], value: Any) -> None:
         self.nodes = nodes
@@ -43,7 +43,6 @@ class Configuration:
             if chain:
                 chains.append(chain)
         self.always_chains: tuple[tuple[list[Transition], ...], ...] = tuple(chains)
-        self._final: Any = UNDEFINED
 
 
 def to_state_value(value: Any) -> Any:
@@ -174,6 +173,12 @@ class Snapshot:
 
     def __repr__(self) -> str:
         return f"Snapshot(value={self.value!r}, status={self._status!r}, context={self._context!r})"
+
+    def __copy__(self) -> Snapshot:
+        return self  # immutable
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Snapshot:
+        return self  # immutable; the machine is shared by design
 
     def __reduce__(self) -> Any:
         raise TypeError("Snapshots hold their machine; persist with machine.get_persisted_snapshot(snapshot)")
