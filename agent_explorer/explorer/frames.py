@@ -310,7 +310,7 @@ class VerificationSummary:
             "first": self.first,
             "count": self.count,
             "ranges": self.ranges(),
-            "detail": _jsonable(self.detail),
+            "detail": jsonable(self.detail),
             "message": self.message,
         }
 
@@ -337,7 +337,7 @@ def _field(item: Any, name: str) -> Any:
     return getattr(item, name, None)
 
 
-def _jsonable(value: Any) -> Any:
+def jsonable(value: Any) -> Any:
     """Round-trip through JSON with `str` for anything exotic: frames must never fail to serialise."""
     return (
         json.loads(json.dumps(value, default=str, allow_nan=False))
@@ -409,7 +409,7 @@ class FrameBuilder:
         context = persisted.get("context", getattr(snapshot, "context", None))
         frame.update(
             status=persisted.get("status", getattr(snapshot, "status", None)),
-            value=_jsonable(value),
+            value=jsonable(value),
             valueText=value_text(value),
             active=active_state_ids(self.definition, value),
             taken=self._taken(index),
@@ -426,10 +426,10 @@ class FrameBuilder:
                 f"context is {len(context_text) // 1000} kB; too large to draw (read explorer.snapshot.context)"
             )
         else:
-            frame["context"] = _jsonable(context)
+            frame["context"] = jsonable(context)
         for key in ("output", "error"):
             if key in persisted:
-                frame[key] = _jsonable(persisted[key])
+                frame[key] = jsonable(persisted[key])
         if index <= EFFECTS_AUTO_LIMIT:
             frame["effects"] = self.effects(index)
         else:
@@ -531,7 +531,7 @@ class FrameBuilder:
                 )
                 status = state.get("status") if isinstance(state, Mapping) else None
                 out.append(
-                    {"id": str(child_id), "src": _jsonable(src), "status": status}
+                    {"id": str(child_id), "src": jsonable(src), "status": status}
                 )
         return out
 

@@ -26,8 +26,8 @@ from .frames import (
     ReplaySource,
     UsageIndex,
     VerificationSummary,
-    _jsonable,
     api,
+    jsonable,
     open_source,
 )
 from .graph import build_graph
@@ -65,10 +65,13 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     """A recorded run, opened: statechart, index slider, event table, state, divergence and usage panels.
 
     `Explorer(machine, entries)` or `Explorer.from_store(store, thread_id, machine)`; `explorer.index` is
-    two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`).
+    two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`,
+    which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
+    burst of slider moves builds only the newest frame).
+
     Message protocol (JS -> Python, `model.send`): `{"kind": "table", offset, limit, type, text}` asks for a
-    page of rows; `{"kind": "effects"}` derives the effects owed at the current index (costly late in a run). Everything Python -> JS is a traitlet, so a re-rendered view (or a static export) shows
-    the same state.
+    page of rows; `{"kind": "effects"}` derives the effects owed at the current index. Everything
+    Python -> JS is a traitlet, so a re-rendered view (or a static export) shows the same state.
     """
 
     _esm = _esm()
@@ -396,7 +399,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
                 )
                 comparison = {
                     "index": result.index,
-                    "diff": _jsonable([_change(c) for c in (result.diff or [])][:200]),
+                    "diff": jsonable([_change(c) for c in (result.diff or [])][:200]),
                 }
             except Exception as error:  # noqa: BLE001
                 comparison = {
@@ -482,7 +485,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
             forked_at=branch.forked_at,
         )
         payload = result.to_json()
-        payload["diff"] = _jsonable(payload["diff"][:200])
+        payload["diff"] = jsonable(payload["diff"][:200])
         payload["branch"] = {
             "threadId": branch.thread_id,
             "appended": [

@@ -438,3 +438,18 @@ async def test_from_a_sqlite_store_inside_a_running_loop(
         close = getattr(store, "aclose", None)
         if close is not None:
             await close()
+
+
+def test_a_missing_bundle_renders_a_clear_message(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.setattr(widget, "STATIC_DIR", tmp_path)
+    esm = widget._esm()
+    assert (
+        isinstance(esm, str)
+        and "npm ci && npm run build" in esm
+        and widget._css() == ""
+    )
+    assert (widget.Path(widget.__file__).parent / "static" / "widget.js").exists(), (
+        "build the bundle: npm run build"
+    )
