@@ -350,7 +350,7 @@ class _Enqueue:
     def cancel(self, send_id: Any) -> None:
         self.actions.append(cancel(send_id))
 
-    def log(self, value: Any = _default_log_value, label: Any = None) -> None:
+    def log(self, value: Any = None, label: Any = None) -> None:
         self.actions.append(log(value, label))
 
     def spawn_child(self, src: Any, id: Any = None, input: Any = None) -> None:
@@ -427,9 +427,9 @@ def cancel(send_id: Any) -> Cancel:
     return Cancel(send_id)
 
 
-def log(value: Any = _default_log_value, label: str | None = None) -> Log:
-    """Log a value (default `{context, event}`)."""
-    return Log(value, label)
+def log(value: Any = None, label: str | None = None) -> Log:
+    """Log a value (None: XState's default, `{"context": ..., "event": ...}`)."""
+    return Log(_default_log_value if value is None else value, label)
 
 
 def spawn_child(src: Any, id: Any = None, input: Any = None, system_id: str | None = None, sync_snapshot: bool = False) -> SpawnChild:
