@@ -78,7 +78,10 @@ def generated_cases() -> dict[str, dict[str, Any]]:
     module = generated_machines()
     cases = {}
     for path in sorted(KEPT_CASES.glob("*.json")):
-        cases[path.stem] = {**json.loads(path.read_text(encoding="utf-8")), "name": path.stem}
+        cases[path.stem] = {
+            **json.loads(path.read_text(encoding="utf-8")),
+            "name": path.stem,
+        }
     for i in range(GENERATED_COUNT):
         case = module.generate_case(GENERATED_SEED, i)
         cases[case["name"]] = case
@@ -109,7 +112,15 @@ def xstate_oracle(
     cases_file = tmp_path_factory.mktemp("differential") / "generated_cases.json"
     cases_file.write_text(json.dumps(list(generated_cases.values())), encoding="utf-8")
     proc = subprocess.run(
-        [str(node), str(RUNNER), "--cases", str(cases_file), "--invalid", str(INVALID_CONFIGS), *names],
+        [
+            str(node),
+            str(RUNNER),
+            "--cases",
+            str(cases_file),
+            "--invalid",
+            str(INVALID_CONFIGS),
+            *names,
+        ],
         cwd=XSTATE_DIR,
         capture_output=True,
         text=True,
@@ -118,7 +129,8 @@ def xstate_oracle(
     )
     if proc.returncode != 0:
         pytest.fail(
-            f"XState runner {RUNNER} exited {proc.returncode}:\n{proc.stderr[-4000:]}", pytrace=False
+            f"XState runner {RUNNER} exited {proc.returncode}:\n{proc.stderr[-4000:]}",
+            pytrace=False,
         )
     record: dict[str, Any] = json.loads(proc.stdout)
     if record.get("xstate") != PINNED_XSTATE:

@@ -62,7 +62,9 @@ def build_machine(config: dict[str, Any]) -> Any:
             "raisePing": raise_({"type": "PING"}),
             "delayPing": raise_({"type": "PING"}, delay=50, id="dp"),
             "cancelPing": cancel("dp"),
-            "spawnHelper": spawn_child("task", id="helper", input=lambda c, e, p: {"n": c["n"]}),
+            "spawnHelper": spawn_child(
+                "task", id="helper", input=lambda c, e, p: {"n": c["n"]}
+            ),
             "stopHelper": stop_child("helper"),
             "pokeHelper": send_to("helper", {"type": "POKE"}),
         },
@@ -89,7 +91,9 @@ class _Generator:
         self._fill(root, MACHINE_ID, root_kind, depth=0)
         return root
 
-    def _fill(self, config: dict[str, Any], node_id: str, kind: str, depth: int) -> None:
+    def _fill(
+        self, config: dict[str, Any], node_id: str, kind: str, depth: int
+    ) -> None:
         rng = self.rng
         if kind == "parallel":
             config["type"] = "parallel"
@@ -108,10 +112,13 @@ class _Generator:
             child = {}
             config["states"][key] = child
             if i == 0 or depth >= 3:
-                child_kind = "atomic" if depth >= 3 or rng.random() < 0.6 else "compound"
+                child_kind = (
+                    "atomic" if depth >= 3 or rng.random() < 0.6 else "compound"
+                )
             else:
                 child_kind = rng.choices(
-                    ["atomic", "compound", "parallel", "final"], weights=[45, 20, 15, 20]
+                    ["atomic", "compound", "parallel", "final"],
+                    weights=[45, 20, 15, 20],
                 )[0]
             self._add(child, f"{node_id}.{key}", child_kind, depth + 1, "compound")
         config["initial"] = "s0"
@@ -122,10 +129,16 @@ class _Generator:
             if rng.random() < 0.4:
                 history["target"] = f"s{rng.randrange(count)}"
             config["states"]["h"] = history
-            self.nodes.append({"id": f"{node_id}.h", "kind": "history", "config": history})
+            self.nodes.append(
+                {"id": f"{node_id}.h", "kind": "history", "config": history}
+            )
 
-    def _add(self, config: dict[str, Any], node_id: str, kind: str, depth: int, parent: str) -> None:
-        self.nodes.append({"id": node_id, "kind": kind, "config": config, "parent_kind": parent})
+    def _add(
+        self, config: dict[str, Any], node_id: str, kind: str, depth: int, parent: str
+    ) -> None:
+        self.nodes.append(
+            {"id": node_id, "kind": kind, "config": config, "parent_kind": parent}
+        )
         if kind == "final":
             config["type"] = "final"
         elif kind in ("compound", "parallel"):
@@ -134,7 +147,9 @@ class _Generator:
     # -- decoration --------------------------------------------------------------------------
 
     def _target(self, atomic_only: bool = False) -> str:
-        candidates = [n["id"] for n in self.nodes if not atomic_only or n["kind"] == "atomic"]
+        candidates = [
+            n["id"] for n in self.nodes if not atomic_only or n["kind"] == "atomic"
+        ]
         return "#" + self.rng.choice(candidates)
 
     def _guard(self) -> Any:
@@ -164,7 +179,11 @@ class _Generator:
             t["guard"] = self._guard()
         actions: list[Any] = []
         if event_type != "onDone" and rng.random() < 0.5:
-            actions.append("inc" if rng.random() < 0.6 else {"type": "add", "params": {"by": rng.randint(1, 3)}})
+            actions.append(
+                "inc"
+                if rng.random() < 0.6
+                else {"type": "add", "params": {"by": rng.randint(1, 3)}}
+            )
         if rng.random() < 0.5:
             actions.append("track")
         if rng.random() < 0.3:
@@ -175,7 +194,9 @@ class _Generator:
             actions.append(rng.choice(["delayPing", "cancelPing"]))
         if rng.random() < 0.1:
             actions.append(rng.choice(["spawnHelper", "stopHelper", "pokeHelper"]))
-        if event_type == "*":  # `*` also sees done.state events: a target could loop forever
+        if (
+            event_type == "*"
+        ):  # `*` also sees done.state events: a target could loop forever
             t.pop("target", None)
             t.pop("reenter", None)
         if actions:
@@ -193,7 +214,9 @@ class _Generator:
                 continue
             on: dict[str, Any] = {}
             for event_type in rng.sample(DESCRIPTORS, rng.randint(0, 3)):
-                candidates = [self._transition(event_type) for _ in range(rng.choice([1, 1, 2]))]
+                candidates = [
+                    self._transition(event_type) for _ in range(rng.choice([1, 1, 2]))
+                ]
                 on[event_type] = candidates[0] if len(candidates) == 1 else candidates
             if on:
                 config["on"] = on
@@ -218,13 +241,32 @@ class _Generator:
             if rng.random() < 0.12:
                 invoke_id = f"job{len(self.invokes)}"
                 self.invokes.append(invoke_id)
-                invoke: dict[str, Any] = {"id": invoke_id, "src": "task", "input": {"k": len(self.invokes)}}
-                invoke["onDone"] = self._transition("done") if rng.random() < 0.7 else {"actions": "track"}
+                invoke: dict[str, Any] = {
+                    "id": invoke_id,
+                    "src": "task",
+                    "input": {"k": len(self.invokes)},
+                }
+                invoke["onDone"] = (
+                    self._transition("done")
+                    if rng.random() < 0.7
+                    else {"actions": "track"}
+                )
                 if rng.random() < 0.5:
-                    invoke["onError"] = {"actions": "track"} if rng.random() < 0.5 else self._transition("error")
+                    invoke["onError"] = (
+                        {"actions": "track"}
+                        if rng.random() < 0.5
+                        else self._transition("error")
+                    )
                 config["invoke"] = invoke
             if rng.random() < 0.2:
-                config["entry"] = rng.choice(["track", ["notify", "track"], {"type": "notify", "params": {"in": node["id"]}}, "delayPing"])
+                config["entry"] = rng.choice(
+                    [
+                        "track",
+                        ["notify", "track"],
+                        {"type": "notify", "params": {"in": node["id"]}},
+                        "delayPing",
+                    ]
+                )
             if rng.random() < 0.2:
                 config["exit"] = rng.choice(["track", "notify", "cancelPing"])
             if rng.random() < 0.15:
@@ -240,9 +282,19 @@ class _Generator:
             if r < 0.12 and self.timers:
                 out.append({"type": rng.choice(self.timers)})
             elif r < 0.24 and self.invokes:
-                out.append({"type": f"xstate.done.actor.{rng.choice(self.invokes)}", "output": {"v": rng.randint(0, 9)}})
+                out.append(
+                    {
+                        "type": f"xstate.done.actor.{rng.choice(self.invokes)}",
+                        "output": {"v": rng.randint(0, 9)},
+                    }
+                )
             elif r < 0.26 and self.invokes:
-                out.append({"type": f"xstate.error.actor.{rng.choice(self.invokes)}", "error": "boom"})
+                out.append(
+                    {
+                        "type": f"xstate.error.actor.{rng.choice(self.invokes)}",
+                        "error": "boom",
+                    }
+                )
             elif r < 0.31:
                 out.append({"type": "Z"})
             elif r < 0.38:
@@ -259,7 +311,11 @@ def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
     config = gen.skeleton()
     gen.decorate(config)
     config["context"] = {"n": 0, "trail": []}
-    leaf_values = [n["id"].split(".")[1] for n in gen.nodes if n["id"].count(".") == 1 and n["kind"] != "history"]
+    leaf_values = [
+        n["id"].split(".")[1]
+        for n in gen.nodes
+        if n["id"].count(".") == 1 and n["kind"] != "history"
+    ]
     return {
         "name": f"g{seed}-{index:03d}",
         "config": config,

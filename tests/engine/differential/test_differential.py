@@ -36,8 +36,12 @@ def load_twin(name: str) -> ModuleType:
     """Import scenarios/<name>.py by path (scenario modules are data, not a package)."""
     path = PY_SCENARIOS / f"{name}.py"
     if not path.is_file():
-        pytest.fail(f"scenario {name!r}: the Python twin {path} is missing", pytrace=False)
-    spec = importlib.util.spec_from_file_location(f"_differential_scenario_{name}", path)
+        pytest.fail(
+            f"scenario {name!r}: the Python twin {path} is missing", pytrace=False
+        )
+    spec = importlib.util.spec_from_file_location(
+        f"_differential_scenario_{name}", path
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -47,9 +51,13 @@ def load_twin(name: str) -> ModuleType:
 def oracle_for(xstate_oracle: Record, name: str, group: str = "scenarios") -> Record:
     found = xstate_oracle[group].get(name)
     if found is None:
-        pytest.fail(f"scenario {name!r}: the JS twin tests/node/xstate/scenarios/{name}.mjs is missing")
+        pytest.fail(
+            f"scenario {name!r}: the JS twin tests/node/xstate/scenarios/{name}.mjs is missing"
+        )
     if "loadError" in found:
-        pytest.fail(f"scenario {name!r}: the JS twin failed under XState:\n{found['loadError']}")
+        pytest.fail(
+            f"scenario {name!r}: the JS twin failed under XState:\n{found['loadError']}"
+        )
     return found
 
 
@@ -98,7 +106,11 @@ def norm_action(action: Any) -> Record:
     kind = action.type
     p = action.params
     if kind == "xstate.raise":
-        params = {"event": _field(p, "event"), "id": _field(p, "id"), "delay": _field(p, "delay")}
+        params = {
+            "event": _field(p, "event"),
+            "id": _field(p, "id"),
+            "delay": _field(p, "delay"),
+        }
     elif kind == "xstate.cancel":
         send_id = _field(p, "sendId")
         params = {"id": send_id if send_id is not None else _field(p, "id")}
@@ -139,13 +151,20 @@ def same_error_message(js: Any, py: Any) -> Any:
     """The engine may add detail after XState's own message (`Unable to send ... 'gen'` + `: why`);
     an error whose message starts with XState's (final period aside) counts as the same error.
     Errors thrown by implementations keep their exact message on both sides."""
-    if isinstance(js, dict) and isinstance(py, dict) and set(js) == set(py) == {"message"}:
-        if isinstance(py["message"], str) and py["message"].startswith(js["message"].rstrip(".")):
-            return js
+    if (
+        isinstance(js, dict)
+        and isinstance(py, dict)
+        and set(js) == set(py) == {"message"}
+        and isinstance(py["message"], str)
+        and py["message"].startswith(js["message"].rstrip("."))
+    ):
+        return js
     return py
 
 
-def py_record(machine: Any, snapshot: Any, actions: list[Any], oracle: Record) -> Record:
+def py_record(
+    machine: Any, snapshot: Any, actions: list[Any], oracle: Record
+) -> Record:
     """The same record run.mjs prints, built from the Python engine's snapshot and actions."""
     return {
         "persisted": to_json(machine.get_persisted_snapshot(snapshot), "persisted"),
@@ -170,7 +189,7 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     return type(a) is type(b) and a == b
@@ -193,7 +212,7 @@ def json_diff(js: Any, py: Any, path: str = "") -> list[str]:
         return lines
     if isinstance(js, list) and isinstance(py, list) and len(js) == len(py):
         lines = []
-        for i, (x, y) in enumerate(zip(js, py)):
+        for i, (x, y) in enumerate(zip(js, py, strict=True)):
             lines.extend(json_diff(x, y, f"{path}[{i}]"))
         return lines
     return [f"{path or '$'}: xstate={_short(js)} python={_short(py)}"]
@@ -205,7 +224,9 @@ def _short(value: Any, limit: int = 400) -> str:
 
 
 def mismatch(name: str, index: int, event: Any, lines: list[str]) -> str:
-    shown = lines[:40] + ([f"... and {len(lines) - 40} more"] if len(lines) > 40 else [])
+    shown = lines[:40] + (
+        [f"... and {len(lines) - 40} more"] if len(lines) > 40 else []
+    )
     what = "initial_transition" if event is None else f"event {_short(event)}"
     return (
         f"scenario {name!r}, step {index} ({what}): {len(lines)} difference(s) from XState\n  "
@@ -235,19 +256,26 @@ def fold(
     try:
         snapshot, actions = initial_transition(machine, input=oracle["input"])
     except Exception as error:  # noqa: BLE001 - reported with the scenario and step
-        pytest.fail(f"scenario {name!r}, step 0 (initial_transition): engine raised {error!r}")
+        pytest.fail(
+            f"scenario {name!r}, step 0 (initial_transition): engine raised {error!r}"
+        )
     on_step(0, None, steps[0], machine, snapshot, actions)
     for index, step in enumerate(steps[1:], start=1):
         event = step["event"]
         if "threw" in step:
+            # XState threw; so must the engine. The caller keeps its previous snapshot.
+            raised = False
             try:
                 transition(machine, snapshot, event)
-            except Exception:  # noqa: BLE001 - XState threw too; the caller keeps its snapshot
-                continue
-            pytest.fail(
-                f"scenario {name!r}, step {index} (event {_short(event)}): XState's transition "
-                f"raised ({step['threw']!r}) but the engine returned normally"
-            )
+            except Exception:  # noqa: BLE001 - any exception mirrors XState's throw
+                raised = True
+            if not raised:
+                pytest.fail(
+                    f"scenario {name!r}, step {index} (event {_short(event)}): XState's transition "
+                    f"raised ({step['threw']!r}) but the engine returned normally",
+                    pytrace=False,
+                )
+            continue
         try:
             snapshot, actions = transition(machine, snapshot, event)
         except Exception as error:  # noqa: BLE001
@@ -265,13 +293,17 @@ def test_steps_match_xstate(scenario: str, xstate_oracle: Record) -> None:
 
 
 def check_steps(scenario: str, oracle: Record, machine: Any = None) -> None:
-    def check(index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any) -> None:
+    def check(
+        index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any
+    ) -> None:
         skip = ("event", "hash", "restored", "restoredThrew")
         expected = {key: value for key, value in step.items() if key not in skip}
         try:
             got = py_record(machine, snapshot, actions, oracle)
         except TypeError as error:
-            pytest.fail(mismatch(scenario, index, event, [f"not JSON: {error}"]), pytrace=False)
+            pytest.fail(
+                mismatch(scenario, index, event, [f"not JSON: {error}"]), pytrace=False
+            )
         got["error"] = same_error_message(expected["error"], got["error"])
         lines = json_diff(expected, got)
         if lines:
@@ -290,18 +322,32 @@ def check_hashes(scenario: str, oracle: Record, machine: Any = None) -> None:
     try:
         from agent_explorer.log.hashing import state_hash
     except ImportError:
-        pytest.skip("agent_explorer.log.hashing.state_hash does not exist yet (log engineer)")
+        pytest.skip(
+            "agent_explorer.log.hashing.state_hash does not exist yet (log engineer)"
+        )
 
-    def check(index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any) -> None:
+    def check(
+        index: int, event: Any, step: Record, machine: Any, snapshot: Any, actions: Any
+    ) -> None:
         # The hash function itself must agree with canonicalize on XState's own JSON first.
         assert state_hash(step["persisted"]) == step["hash"], mismatch(
-            scenario, index, event, ["state_hash(XState's persisted JSON) != JS sha256(canonicalize)"]
+            scenario,
+            index,
+            event,
+            ["state_hash(XState's persisted JSON) != JS sha256(canonicalize)"],
         )
         got = state_hash(machine.get_persisted_snapshot(snapshot))
         if got != step["hash"]:
-            lines = json_diff(step["persisted"], to_json(machine.get_persisted_snapshot(snapshot)))
+            lines = json_diff(
+                step["persisted"], to_json(machine.get_persisted_snapshot(snapshot))
+            )
             pytest.fail(
-                mismatch(scenario, index, event, [f"hash xstate={step['hash']} python={got}", *lines]),
+                mismatch(
+                    scenario,
+                    index,
+                    event,
+                    [f"hash xstate={step['hash']} python={got}", *lines],
+                ),
                 pytrace=False,
             )
 
@@ -309,14 +355,18 @@ def check_hashes(scenario: str, oracle: Record, machine: Any = None) -> None:
 
 
 @pytest.mark.node
-def test_restore_xstate_persisted_then_step(scenario: str, xstate_oracle: Record) -> None:
+def test_restore_xstate_persisted_then_step(
+    scenario: str, xstate_oracle: Record
+) -> None:
     """restore_snapshot(XState's persisted JSON at step i) + event i+1 == XState's step i+1.
 
     This holds the engine's reading of XState's persisted form (not only its writing): a log
     recorded by XState in JS must resume in Python. `error` is compared through the persisted
     form only, since a JS Error persists as {} and comes back without its message.
     """
-    check_restore(scenario, oracle_for(xstate_oracle, scenario), load_twin(scenario).build())
+    check_restore(
+        scenario, oracle_for(xstate_oracle, scenario), load_twin(scenario).build()
+    )
 
 
 def check_restore(scenario: str, oracle: Record, machine: Any) -> None:
@@ -344,8 +394,12 @@ def check_restore(scenario: str, oracle: Record, machine: Any) -> None:
         lines = json_diff(expected, got)
         if lines:
             pytest.fail(
-                mismatch(scenario, index, event, ["(restored from XState's persisted step "
-                                                  f"{index - 1})", *lines]),
+                mismatch(
+                    scenario,
+                    index,
+                    event,
+                    [f"(restored from XState's step {index - 1})", *lines],
+                ),
                 pytrace=False,
             )
 
@@ -371,7 +425,10 @@ def test_generated_machine_matches_xstate(
 
 
 def _generated_module() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("_differential_generated_machines_t", HERE / "generated_machines.py")
+    path = HERE / "generated_machines.py"
+    spec = importlib.util.spec_from_file_location(
+        "_differential_generated_machines_t", path
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -382,22 +439,30 @@ STAGES = ["createMachine", "initialTransition", "transition"]
 
 
 @pytest.mark.node
-def test_invalid_config_rejected_no_later_than_xstate(invalid_config: str, xstate_oracle: Record) -> None:
+def test_invalid_config_rejected_no_later_than_xstate(
+    invalid_config: str, xstate_oracle: Record
+) -> None:
     """A plain-JSON config XState rejects (tests/node/xstate/invalid_configs.json) is rejected by
     the engine too, at create_machine with MachineConfigError naming the state, or at the latest
     at the stage where XState rejects it (the engine validates up front; XState partly lazily)."""
     from agent_explorer.engine import setup
     from agent_explorer.errors import MachineConfigError
 
-    configs = json.loads((HERE.parents[1] / "node" / "xstate" / "invalid_configs.json").read_text("utf-8"))
+    configs = json.loads(
+        (HERE.parents[1] / "node" / "xstate" / "invalid_configs.json").read_text(
+            "utf-8"
+        )
+    )
     config = configs[invalid_config]
     rejected = xstate_oracle["invalid"][invalid_config]
-    assert rejected is not None, f"{invalid_config}: XState accepts this config; it does not belong here"
+    assert rejected is not None, (
+        f"{invalid_config}: XState accepts this config; it does not belong here"
+    )
     try:
         machine = setup().create_machine(config)
     except MachineConfigError as error:
         assert error.code == "invalid-machine-config"
-        assert error.path, f"{invalid_config}: the error names no state path: {error}"
+        assert getattr(error, "path", None), f"{invalid_config}: the error names no path: {error}"
         return
     stage = _engine_rejection_stage(machine)
     if stage is None:
@@ -433,8 +498,16 @@ def _engine_rejection_stage(machine: Any) -> str | None:
 
 
 def test_json_diff_names_paths_and_keeps_booleans_apart_from_numbers() -> None:
-    js = {"value": {"a": "x"}, "context": {"n": 1, "ok": True, "list": [1, 2]}, "only_js": 0}
-    py = {"value": {"a": "y"}, "context": {"n": 1.0, "ok": 1, "list": [1, 2, 3]}, "only_py": 0}
+    js = {
+        "value": {"a": "x"},
+        "context": {"n": 1, "ok": True, "list": [1, 2]},
+        "only_js": 0,
+    }
+    py = {
+        "value": {"a": "y"},
+        "context": {"n": 1.0, "ok": 1, "list": [1, 2, 3]},
+        "only_py": 0,
+    }
     assert json_diff(js, py) == [
         "context.list: xstate=[1,2] python=[1,2,3]",
         "context.ok: xstate=true python=1",
@@ -442,7 +515,9 @@ def test_json_diff_names_paths_and_keeps_booleans_apart_from_numbers() -> None:
         "only_py: xstate=<missing> python=0",
         'value.a: xstate="x" python="y"',
     ]
-    assert json_diff({"n": 2}, {"n": 2.0}) == []  # the same JSON number; hashes check the spelling
+    assert (
+        json_diff({"n": 2}, {"n": 2.0}) == []
+    )  # the same JSON number; hashes check the spelling
 
 
 def test_to_json_rejects_what_a_log_could_not_hold() -> None:
@@ -458,9 +533,22 @@ def _run_without_node(ci: str | None) -> subprocess.CompletedProcess[str]:
     if ci is not None:
         env["CI"] = ci
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs",
-         f"{Path(__file__)}::test_steps_match_xstate[atomic_basic]"],
-        cwd=HERE.parents[2], env=env, capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-rs",
+            f"{Path(__file__)}::test_steps_match_xstate[atomic_basic]",
+        ],
+        cwd=HERE.parents[2],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 

@@ -54,7 +54,12 @@ def build() -> Any:
                             "initial": "b10",
                             "states": {
                                 "b10": {},
-                                "b11": {"entry": [push("entry b11"), mark("entry b11", n=11)]},
+                                "b11": {
+                                    "entry": [
+                                        push("entry b11"),
+                                        mark("entry b11", n=11),
+                                    ]
+                                },
                             },
                         },
                     },

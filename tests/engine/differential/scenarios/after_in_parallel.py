@@ -19,7 +19,14 @@ def build() -> Any:
                             "after": {
                                 500: {
                                     "target": "off",
-                                    "actions": assign({"fired": lambda c, e, p: [*c["fired"], "blink off"]}),
+                                    "actions": assign(
+                                        {
+                                            "fired": lambda c, e, p: [
+                                                *c["fired"],
+                                                "blink off",
+                                            ]
+                                        }
+                                    ),
                                 }
                             }
                         },

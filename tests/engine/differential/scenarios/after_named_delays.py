@@ -24,7 +24,9 @@ def build() -> Any:
                                 "guard": lambda c, e, p: c["attempts"] < 2,
                                 "target": "waiting",
                                 "reenter": True,
-                                "actions": assign({"attempts": lambda c, e, p: c["attempts"] + 1}),
+                                "actions": assign(
+                                    {"attempts": lambda c, e, p: c["attempts"] + 1}
+                                ),
                             },
                             {"target": "failed"},
                         ],

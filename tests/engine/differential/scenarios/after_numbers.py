@@ -16,11 +16,19 @@ def build() -> Any:
                 "visible": {
                     "entry": assign({"shown": lambda c, e, p: c["shown"] + 1}),
                     "after": {
-                        1000: {"target": ".faded", "actions": assign({"shown": lambda c, e, p: c["shown"] + 10})},
+                        1000: {
+                            "target": ".faded",
+                            "actions": assign(
+                                {"shown": lambda c, e, p: c["shown"] + 10}
+                            ),
+                        },
                         3000: "hidden",
                     },
                     "initial": "bright",
-                    "states": {"bright": {}, "faded": {"after": {500: "#toast.hidden"}}},
+                    "states": {
+                        "bright": {},
+                        "faded": {"after": {500: "#toast.hidden"}},
+                    },
                     "on": {"DISMISS": "hidden"},
                 },
             },

@@ -55,7 +55,12 @@ def build() -> Any:
                         "ASK": {
                             "target": "thinking",
                             "actions": [
-                                assign({"question": lambda c, e, p: e["question"], "turn": 0}),
+                                assign(
+                                    {
+                                        "question": lambda c, e, p: e["question"],
+                                        "turn": 0,
+                                    }
+                                ),
                                 remember(lambda c, e: f"ask:{e['question']}"),
                             ],
                         },
@@ -66,7 +71,11 @@ def build() -> Any:
                     "invoke": {
                         "id": "llm",
                         "src": "think",
-                        "input": lambda c, e, p: {"question": c["question"], "turn": c["turn"], "model": c["model"]},
+                        "input": lambda c, e, p: {
+                            "question": c["question"],
+                            "turn": c["turn"],
+                            "model": c["model"],
+                        },
                         "onDone": {
                             "target": "deciding",
                             "actions": [
@@ -76,7 +85,10 @@ def build() -> Any:
                         },
                         "onError": [
                             {
-                                "guard": {"type": "tooManyErrors", "params": {"max": 5}},
+                                "guard": {
+                                    "type": "tooManyErrors",
+                                    "params": {"max": 5},
+                                },
                                 "target": "failed",
                                 "actions": remember(lambda c, e: "gave up"),
                             },
@@ -89,7 +101,12 @@ def build() -> Any:
                             },
                         ],
                     },
-                    "on": {"CANCEL": {"target": "idle", "actions": remember(lambda c, e: "cancel thinking")}},
+                    "on": {
+                        "CANCEL": {
+                            "target": "idle",
+                            "actions": remember(lambda c, e: "cancel thinking"),
+                        }
+                    },
                 },
                 "deciding": {
                     "always": [
@@ -122,7 +139,9 @@ def build() -> Any:
                             "target": "thinking",
                             "actions": [
                                 assign({"turn": lambda c, e, p: c["turn"] + 1}),
-                                remember(lambda c, e: f"obs:{e['output']['observation']}"),
+                                remember(
+                                    lambda c, e: f"obs:{e['output']['observation']}"
+                                ),
                             ],
                         },
                         "onError": {
@@ -133,7 +152,12 @@ def build() -> Any:
                             ],
                         },
                     },
-                    "on": {"CANCEL": {"target": "idle", "actions": remember(lambda c, e: "cancel acting")}},
+                    "on": {
+                        "CANCEL": {
+                            "target": "idle",
+                            "actions": remember(lambda c, e: "cancel acting"),
+                        }
+                    },
                 },
                 "failed": {"type": "final"},
             },

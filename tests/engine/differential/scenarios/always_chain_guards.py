@@ -21,7 +21,9 @@ def build() -> Any:
                 "idle": {
                     "on": {
                         "START": "counting",
-                        "LIMIT": {"actions": assign({"limit": lambda c, e, p: e["limit"]})},
+                        "LIMIT": {
+                            "actions": assign({"limit": lambda c, e, p: e["limit"]})
+                        },
                     },
                 },
                 "counting": {
@@ -36,7 +38,11 @@ def build() -> Any:
                     "always": "counting",
                 },
                 "checked": {
-                    "always": {"target": "idle", "guard": lambda c, e, p: c["n"] > 100, "actions": "passed"},
+                    "always": {
+                        "target": "idle",
+                        "guard": lambda c, e, p: c["n"] > 100,
+                        "actions": "passed",
+                    },
                     "on": {"RESET": {"target": "idle", "actions": assign({"n": 0})}},
                 },
             },

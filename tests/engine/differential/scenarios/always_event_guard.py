@@ -36,7 +36,10 @@ def build() -> Any:
                             "actions": trail(lambda e: f"b->a on {e['type']}"),
                         },
                     ],
-                    "on": {"INNER": {"actions": trail(lambda e: "INNER handled in b")}, "BACK": "a"},
+                    "on": {
+                        "INNER": {"actions": trail(lambda e: "INNER handled in b")},
+                        "BACK": "a",
+                    },
                 },
                 "c": {"on": {"BACK": "a"}},
             },

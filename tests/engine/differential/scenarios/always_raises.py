@@ -19,12 +19,17 @@ def build() -> Any:
                 "start": {"on": {"GO": "a"}},
                 "a": {
                     "entry": push("enter a"),
-                    "always": {"target": "b", "actions": [raise_({"type": "PING"}), push("a->b")]},
+                    "always": {
+                        "target": "b",
+                        "actions": [raise_({"type": "PING"}), push("a->b")],
+                    },
                 },
                 "b": {
                     "entry": [push("enter b"), raise_({"type": "PONG"})],
                     "on": {
-                        "PING": {"actions": [push("ping in b"), assign({"armed": True})]},
+                        "PING": {
+                            "actions": [push("ping in b"), assign({"armed": True})]
+                        },
                         "PONG": {"target": "c", "actions": push("pong in b")},
                     },
                 },

@@ -46,12 +46,18 @@ def build() -> Any:
                                 "y": {
                                     "on": {
                                         "TOP": "#anc.par",
-                                        "TOP_REENTER": {"target": "#anc.par", "reenter": True},
+                                        "TOP_REENTER": {
+                                            "target": "#anc.par",
+                                            "reenter": True,
+                                        },
                                     }
                                 },
                             },
                         },
-                        "r2": {"initial": "u", "states": {"u": {"on": {"MOVE": "v"}}, "v": {}}},
+                        "r2": {
+                            "initial": "u",
+                            "states": {"u": {"on": {"MOVE": "v"}}, "v": {}},
+                        },
                     },
                 },
             },

@@ -20,16 +20,34 @@ def build() -> Any:
     ).create_machine(
         {
             "id": "cart",
-            "context": {"items": [], "count": 0, "name": "cart", "meta": {"nested": {"ok": True}}},
+            "context": {
+                "items": [],
+                "count": 0,
+                "name": "cart",
+                "meta": {"nested": {"ok": True}},
+            },
             "initial": "open",
             "states": {
                 "open": {
                     "on": {
                         "ADD": {"actions": "addItem"},
-                        "RENAME": {"actions": ["rename", {"type": "bump", "params": {"by": 10}}, "rename"]},
+                        "RENAME": {
+                            "actions": [
+                                "rename",
+                                {"type": "bump", "params": {"by": 10}},
+                                "rename",
+                            ]
+                        },
                         "CLEAR": {"actions": assign({"items": [], "count": 0})},
                         "META": {
-                            "actions": assign({"meta": lambda c, e, p: {**c["meta"], "touched": c["count"]}})
+                            "actions": assign(
+                                {
+                                    "meta": lambda c, e, p: {
+                                        **c["meta"],
+                                        "touched": c["count"],
+                                    }
+                                }
+                            )
                         },
                     },
                 },

@@ -4,11 +4,22 @@ from typing import Any
 
 from agent_explorer.engine import setup
 
-NAMES = ["enterOff", "exitOff", "enterOn", "exitOn", "enterLow", "exitLow", "enterHigh", "exitHigh"]
+NAMES = [
+    "enterOff",
+    "exitOff",
+    "enterOn",
+    "exitOn",
+    "enterLow",
+    "exitLow",
+    "enterHigh",
+    "exitHigh",
+]
 
 
 def build() -> Any:
-    return setup(actions={name: (lambda c, e, p: None) for name in NAMES}).create_machine(
+    return setup(
+        actions={name: (lambda c, e, p: None) for name in NAMES}
+    ).create_machine(
         {
             "id": "lamp",
             "initial": "off",
@@ -20,8 +31,16 @@ def build() -> Any:
                     "initial": "low",
                     "on": {"TOGGLE": "off"},
                     "states": {
-                        "low": {"entry": "enterLow", "exit": "exitLow", "on": {"UP": "high"}},
-                        "high": {"entry": "enterHigh", "exit": "exitHigh", "on": {"DOWN": "low"}},
+                        "low": {
+                            "entry": "enterLow",
+                            "exit": "exitLow",
+                            "on": {"UP": "high"},
+                        },
+                        "high": {
+                            "entry": "enterHigh",
+                            "exit": "exitHigh",
+                            "on": {"DOWN": "low"},
+                        },
                     },
                 },
             },

@@ -17,7 +17,13 @@ def build() -> Any:
             },
             "initial": "view",
             "states": {
-                "view": {"on": {"RENAME": {"actions": assign({"name": lambda c, e, p: e["name"]})}}},
+                "view": {
+                    "on": {
+                        "RENAME": {
+                            "actions": assign({"name": lambda c, e, p: e["name"]})
+                        }
+                    }
+                },
             },
         }
     )

@@ -20,8 +20,16 @@ def build() -> Any:
                 "waiting": {
                     "on": {
                         "NUM": [
-                            {"guard": "isBig", "target": "big", "actions": assign({"last": "big"})},
-                            {"guard": "isMedium", "target": "medium", "actions": assign({"last": "medium"})},
+                            {
+                                "guard": "isBig",
+                                "target": "big",
+                                "actions": assign({"last": "big"}),
+                            },
+                            {
+                                "guard": "isMedium",
+                                "target": "medium",
+                                "actions": assign({"last": "medium"}),
+                            },
                             {"target": "small", "actions": assign({"last": "small"})},
                         ],
                     },

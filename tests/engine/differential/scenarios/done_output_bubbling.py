@@ -34,7 +34,10 @@ def build() -> Any:
                                         "work": {"on": {"L": "fin"}},
                                         "fin": {
                                             "type": "final",
-                                            "output": lambda c, e, p: {"side": "left", "score": c["score"]},
+                                            "output": lambda c, e, p: {
+                                                "side": "left",
+                                                "score": c["score"],
+                                            },
                                         },
                                     },
                                     "onDone": {"actions": push("left onDone")},
@@ -44,14 +47,20 @@ def build() -> Any:
                                     "initial": "work",
                                     "states": {
                                         "work": {"on": {"R": "fin"}},
-                                        "fin": {"type": "final", "output": {"side": "right"}},
+                                        "fin": {
+                                            "type": "final",
+                                            "output": {"side": "right"},
+                                        },
                                     },
                                     "onDone": {"actions": push("right onDone")},
                                 },
                             },
                             "onDone": {"target": "last", "actions": push("par onDone")},
                         },
-                        "last": {"type": "final", "output": lambda c, e, p: {"from": e["type"]}},
+                        "last": {
+                            "type": "final",
+                            "output": lambda c, e, p: {"from": e["type"]},
+                        },
                     },
                     "onDone": {"target": "after", "actions": push("outer onDone")},
                 },

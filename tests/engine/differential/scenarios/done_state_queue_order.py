@@ -19,8 +19,17 @@ def build() -> Any:
                 "job": {
                     "initial": "run",
                     "states": {
-                        "run": {"exit": raise_({"type": "FROM_EXIT"}), "on": {"FINISH": "end"}},
-                        "end": {"type": "final", "entry": [raise_({"type": "FROM_FINAL"}), push("final entry")]},
+                        "run": {
+                            "exit": raise_({"type": "FROM_EXIT"}),
+                            "on": {"FINISH": "end"},
+                        },
+                        "end": {
+                            "type": "final",
+                            "entry": [
+                                raise_({"type": "FROM_FINAL"}),
+                                push("final entry"),
+                            ],
+                        },
                     },
                     "on": {
                         "FROM_EXIT": {"actions": push("job got")},

@@ -18,7 +18,13 @@ def build() -> Any:
                             "target": "talking",
                             "actions": [
                                 assign({"said": lambda c, e, p: c["said"] + 1}),
-                                emit(lambda c, e, p: {"type": "said", "text": e["text"], "count": c["said"]}),
+                                emit(
+                                    lambda c, e, p: {
+                                        "type": "said",
+                                        "text": e["text"],
+                                        "count": c["said"],
+                                    }
+                                ),
                                 log(lambda c, e, p: f"said {e['text']}", "speech"),
                                 log("plain"),
                             ],

@@ -26,7 +26,7 @@ def on_big(args: Any, params: Any) -> None:
 
 
 def build() -> Any:
-    noop = lambda c, e, p: None  # noqa: E731
+    noop = lambda c, e, p: None
     return setup(
         guards={"isLarge": lambda c, e, p: e["n"] > 10},
         actions={"small": noop, "large": noop},

@@ -18,7 +18,12 @@ def build() -> Any:
             "states": {
                 "start": {
                     "entry": [assign({"n": 1}), assign(explode)],
-                    "on": {"NEXT": {"target": "next", "actions": assign({"n": lambda c, e, p: c["n"] + 1})}},
+                    "on": {
+                        "NEXT": {
+                            "target": "next",
+                            "actions": assign({"n": lambda c, e, p: c["n"] + 1}),
+                        }
+                    },
                 },
                 "next": {},
             },

@@ -25,7 +25,9 @@ def build() -> Any:
                         "INC": {"actions": assign({"n": lambda c, e, p: c["n"] + 1})},
                         "EXPLODE": {"target": "never", "actions": assign(explode)},
                         "GUARD_THROWS": {"target": "never", "guard": guard_throws},
-                        "SEND_NOWHERE": {"actions": send_to("ghost", {"type": "HELLO"})},
+                        "SEND_NOWHERE": {
+                            "actions": send_to("ghost", {"type": "HELLO"})
+                        },
                     },
                 },
                 "never": {},

@@ -15,7 +15,14 @@ def build() -> Any:
                 "go": {"on": {"FINISH": "end"}},
                 "end": {
                     "type": "final",
-                    "on": {"POKE": {"actions": ["late", assign({"n": lambda c, e, p: c["n"] + 1})]}},
+                    "on": {
+                        "POKE": {
+                            "actions": [
+                                "late",
+                                assign({"n": lambda c, e, p: c["n"] + 1}),
+                            ]
+                        }
+                    },
                 },
             },
             "on": {"ANY": {"actions": assign({"n": lambda c, e, p: c["n"] + 10})}},

@@ -21,7 +21,14 @@ def build() -> Any:
                     },
                     "onDone": {
                         "target": "review",
-                        "actions": assign({"doneEvents": lambda c, e, p: [*c["doneEvents"], e["type"]]}),
+                        "actions": assign(
+                            {
+                                "doneEvents": lambda c, e, p: [
+                                    *c["doneEvents"],
+                                    e["type"],
+                                ]
+                            }
+                        ),
                     },
                 },
                 "review": {"on": {"EDIT": "editing"}},

@@ -32,7 +32,9 @@ def build() -> Any:
                     },
                     "onDone": {
                         "target": "finished",
-                        "actions": assign({"seen": lambda c, e, p: [*c["seen"], e["type"]]}),
+                        "actions": assign(
+                            {"seen": lambda c, e, p: [*c["seen"], e["type"]]}
+                        ),
                     },
                 },
                 "finished": {},

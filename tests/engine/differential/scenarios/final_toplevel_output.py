@@ -14,13 +14,22 @@ def build() -> Any:
             "states": {
                 "asking": {
                     "on": {
-                        "RIGHT": {"actions": assign({"score": lambda c, e, p: c["score"] + 1})},
+                        "RIGHT": {
+                            "actions": assign({"score": lambda c, e, p: c["score"] + 1})
+                        },
                         "WRONG": {},
                         "END": "over",
                     },
                 },
-                "over": {"type": "final", "output": lambda c, e, p: {"finalScore": c["score"]}},
+                "over": {
+                    "type": "final",
+                    "output": lambda c, e, p: {"finalScore": c["score"]},
+                },
             },
-            "output": lambda c, e, p: {"score": c["score"], "of": c["max"], "last": e["type"]},
+            "output": lambda c, e, p: {
+                "score": c["score"],
+                "of": c["max"],
+                "last": e["type"],
+            },
         }
     )

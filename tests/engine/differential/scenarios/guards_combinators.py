@@ -15,7 +15,12 @@ def build() -> Any:
     ).create_machine(
         {
             "id": "acl",
-            "context": lambda input: {"role": input["role"], "user": input["user"], "flags": [], "log": []},
+            "context": lambda input: {
+                "role": input["role"],
+                "user": input["user"],
+                "flags": [],
+                "log": [],
+            },
             "initial": "idle",
             "states": {
                 "idle": {
@@ -25,17 +30,49 @@ def build() -> Any:
                                 "guard": or_(
                                     [
                                         "isAdmin",
-                                        and_(["isOwner", not_({"type": "hasFlag", "params": {"flag": "locked"}})]),
+                                        and_(
+                                            [
+                                                "isOwner",
+                                                not_(
+                                                    {
+                                                        "type": "hasFlag",
+                                                        "params": {"flag": "locked"},
+                                                    }
+                                                ),
+                                            ]
+                                        ),
                                     ]
                                 ),
-                                "actions": assign({"log": lambda c, e, p: [*c["log"], f"edit {e['owner']}"]}),
+                                "actions": assign(
+                                    {
+                                        "log": lambda c, e, p: [
+                                            *c["log"],
+                                            f"edit {e['owner']}",
+                                        ]
+                                    }
+                                ),
                             },
-                            {"actions": assign({"log": lambda c, e, p: [*c["log"], f"denied {e['owner']}"]})},
+                            {
+                                "actions": assign(
+                                    {
+                                        "log": lambda c, e, p: [
+                                            *c["log"],
+                                            f"denied {e['owner']}",
+                                        ]
+                                    }
+                                )
+                            },
                         ],
-                        "LOCK": {"actions": assign({"flags": lambda c, e, p: [*c["flags"], "locked"]})},
+                        "LOCK": {
+                            "actions": assign(
+                                {"flags": lambda c, e, p: [*c["flags"], "locked"]}
+                            )
+                        },
                         "PROMOTE": {"actions": assign({"role": "admin"})},
                         "DELETE": {
-                            "guard": and_(["isAdmin", lambda c, e, p: e["confirm"] is True]),
+                            "guard": and_(
+                                ["isAdmin", lambda c, e, p: e["confirm"] is True]
+                            ),
                             "target": "deleted",
                         },
                     },

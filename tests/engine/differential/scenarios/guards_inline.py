@@ -15,14 +15,23 @@ def build() -> Any:
                 "closed": {
                     "on": {
                         "KNOCK": [
-                            {"guard": lambda c, e, p: e["secret"] == "sesame", "target": "open"},
-                            {"guard": lambda c, e, p: c["opened"] > 1, "target": "open"},
+                            {
+                                "guard": lambda c, e, p: e["secret"] == "sesame",
+                                "target": "open",
+                            },
+                            {
+                                "guard": lambda c, e, p: c["opened"] > 1,
+                                "target": "open",
+                            },
                         ],
                     },
                 },
                 "open": {
                     "entry": assign({"opened": lambda c, e, p: c["opened"] + 1}),
-                    "always": {"guard": lambda c, e, p: c["opened"] >= 3, "target": "broken"},
+                    "always": {
+                        "guard": lambda c, e, p: c["opened"] >= 3,
+                        "target": "broken",
+                    },
                     "on": {"CLOSE": "closed"},
                 },
                 "broken": {},

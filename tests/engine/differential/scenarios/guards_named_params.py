@@ -23,15 +23,26 @@ def build() -> Any:
                         "WITHDRAW": [
                             {
                                 "guard": {"type": "covers", "params": {"fee": 0}},
-                                "actions": assign({"balance": lambda c, e, p: c["balance"] - e["amount"]}),
+                                "actions": assign(
+                                    {
+                                        "balance": lambda c, e, p: (
+                                            c["balance"] - e["amount"]
+                                        )
+                                    }
+                                ),
                             },
                             {"target": "refused"},
                         ],
                         "BONUS": {
                             "guard": {"type": "matchesCode", "params": {"code": "X1"}},
-                            "actions": assign({"balance": lambda c, e, p: c["balance"] + 100}),
+                            "actions": assign(
+                                {"balance": lambda c, e, p: c["balance"] + 100}
+                            ),
                         },
-                        "VIP": {"guard": {"type": "atLeast", "params": {"min": 120}}, "target": "vip"},
+                        "VIP": {
+                            "guard": {"type": "atLeast", "params": {"min": 120}},
+                            "target": "vip",
+                        },
                     },
                 },
                 "refused": {"on": {"OK": "ready"}},

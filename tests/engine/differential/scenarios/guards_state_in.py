@@ -17,18 +17,33 @@ def build() -> Any:
                         "off": {"on": {"START": "on"}},
                         "on": {
                             "id": "engineOn",
-                            "on": {"STOP": {"target": "off", "guard": state_in({"gear": "park"})}},
+                            "on": {
+                                "STOP": {
+                                    "target": "off",
+                                    "guard": state_in({"gear": "park"}),
+                                }
+                            },
                         },
                     },
                 },
                 "gear": {
                     "initial": "park",
                     "states": {
-                        "park": {"on": {"DRIVE": {"target": "drive", "guard": state_in("#engineOn")}}},
+                        "park": {
+                            "on": {
+                                "DRIVE": {
+                                    "target": "drive",
+                                    "guard": state_in("#engineOn"),
+                                }
+                            }
+                        },
                         "drive": {
                             "on": {
                                 "PARK": "park",
-                                "REVERSE": {"target": "reverse", "guard": not_(state_in("#car.engine.off"))},
+                                "REVERSE": {
+                                    "target": "reverse",
+                                    "guard": not_(state_in("#car.engine.off")),
+                                },
                             }
                         },
                         "reverse": {"on": {"PARK": "park"}},

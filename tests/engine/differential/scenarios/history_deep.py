@@ -30,7 +30,12 @@ def build() -> Any:
                     },
                     "on": {"SAVE": "saving", "IMAGE": ".image"},
                 },
-                "saving": {"on": {"BACK_DEEP": "edit.deepHist", "BACK_SHALLOW": "edit.shallowHist"}},
+                "saving": {
+                    "on": {
+                        "BACK_DEEP": "edit.deepHist",
+                        "BACK_SHALLOW": "edit.shallowHist",
+                    }
+                },
             },
         }
     )

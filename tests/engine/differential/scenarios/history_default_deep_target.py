@@ -19,7 +19,11 @@ def build() -> Any:
                         "a": {"on": {"B": "b"}},
                         "b": {
                             "initial": "b1",
-                            "states": {"b1": {"on": {"N": "b2"}}, "b2": {"on": {"N": "b3"}}, "b3": {}},
+                            "states": {
+                                "b1": {"on": {"N": "b2"}},
+                                "b2": {"on": {"N": "b3"}},
+                                "b3": {},
+                            },
                         },
                         "hs": {"type": "history", "target": "b.b2"},
                         "hd": {"type": "history", "history": "deep", "target": "b.b3"},

@@ -25,7 +25,10 @@ def build() -> Any:
                                         "zoomed": {
                                             "entry": "enterZoomed",
                                             "initial": "x2",
-                                            "states": {"x2": {"on": {"ZOOM": "x4"}}, "x4": {}},
+                                            "states": {
+                                                "x2": {"on": {"ZOOM": "x4"}},
+                                                "x4": {},
+                                            },
                                         },
                                         "h": {"type": "history", "history": "deep"},
                                     },
@@ -47,7 +50,12 @@ def build() -> Any:
                 "locked": {
                     "on": {
                         "UNLOCK": "main.back",
-                        "UNLOCK_REGIONS": {"target": ["#app.main.view.zoom.h", "#app.main.view.panel.h"]},
+                        "UNLOCK_REGIONS": {
+                            "target": [
+                                "#app.main.view.zoom.h",
+                                "#app.main.view.panel.h",
+                            ]
+                        },
                         "UNLOCK_FRESH": "main",
                     },
                 },

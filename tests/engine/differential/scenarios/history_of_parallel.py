@@ -19,7 +19,10 @@ def build() -> Any:
                         "split": {
                             "type": "parallel",
                             "states": {
-                                "x": {"initial": "x1", "states": {"x1": {"on": {"X": "x2"}}, "x2": {}}},
+                                "x": {
+                                    "initial": "x1",
+                                    "states": {"x1": {"on": {"X": "x2"}}, "x2": {}},
+                                },
                                 "y": {
                                     "initial": "y1",
                                     "states": {
@@ -34,7 +37,9 @@ def build() -> Any:
                         "deep": {"type": "history", "history": "deep"},
                     },
                 },
-                "away": {"on": {"BACK_SHALLOW": "main.shallow", "BACK_DEEP": "main.deep"}},
+                "away": {
+                    "on": {"BACK_SHALLOW": "main.shallow", "BACK_DEEP": "main.deep"}
+                },
             },
         }
     )

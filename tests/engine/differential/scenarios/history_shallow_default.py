@@ -23,7 +23,11 @@ def build() -> Any:
                             "states": {"normal": {"on": {"FAST": "fast"}}, "fast": {}},
                         },
                         "paused": {"on": {"PLAY": "playing"}},
-                        "hist": {"type": "history", "history": "shallow", "target": "paused"},
+                        "hist": {
+                            "type": "history",
+                            "history": "shallow",
+                            "target": "paused",
+                        },
                     },
                 },
             },

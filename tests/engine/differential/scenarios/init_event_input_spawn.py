@@ -23,12 +23,18 @@ def build() -> Any:
                             "entry": spawn_child(
                                 "w",
                                 id="spawned",
-                                input=lambda c, e, p: {"from": e["type"], "user": e["input"]["user"]},
+                                input=lambda c, e, p: {
+                                    "from": e["type"],
+                                    "user": e["input"]["user"],
+                                },
                             ),
                             "invoke": {
                                 "id": "invoked",
                                 "src": "w",
-                                "input": lambda c, e, p: {"user": c["user"], "type": e["type"]},
+                                "input": lambda c, e, p: {
+                                    "user": c["user"],
+                                    "type": e["type"],
+                                },
                             },
                         },
                     },
@@ -36,10 +42,17 @@ def build() -> Any:
                 "flag": {
                     "initial": "check",
                     "states": {
-                        "check": {"always": {"target": "set", "guard": lambda c, e, p: e["type"] == "xstate.init"}},
+                        "check": {
+                            "always": {
+                                "target": "set",
+                                "guard": lambda c, e, p: e["type"] == "xstate.init",
+                            }
+                        },
                         "set": {"type": "final"},
                     },
-                    "onDone": {"actions": assign({"flagDone": lambda c, e, p: e["type"]})},
+                    "onDone": {
+                        "actions": assign({"flagDone": lambda c, e, p: e["type"]})
+                    },
                 },
             },
         }

@@ -23,13 +23,34 @@ def build() -> Any:
             "entry": [seen(root_entry), "hello"],
             "states": {
                 "start": {
-                    "entry": [raise_({"type": "READY"}), seen(lambda c, e: f"start entry {e['type']}")],
-                    "always": {"guard": lambda c, e, p: c["mode"] == "fast", "target": "fast"},
-                    "on": {"READY": {"target": "ready", "actions": seen(lambda c, e: f"ready via {e['type']}")}},
+                    "entry": [
+                        raise_({"type": "READY"}),
+                        seen(lambda c, e: f"start entry {e['type']}"),
+                    ],
+                    "always": {
+                        "guard": lambda c, e, p: c["mode"] == "fast",
+                        "target": "fast",
+                    },
+                    "on": {
+                        "READY": {
+                            "target": "ready",
+                            "actions": seen(lambda c, e: f"ready via {e['type']}"),
+                        }
+                    },
                 },
-                "fast": {"on": {"READY": {"target": "ready", "actions": seen(lambda c, e: "fast got READY")}}},
+                "fast": {
+                    "on": {
+                        "READY": {
+                            "target": "ready",
+                            "actions": seen(lambda c, e: "fast got READY"),
+                        }
+                    }
+                },
                 "ready": {
-                    "always": {"target": "settled", "actions": seen(lambda c, e: f"always after {e['type']}")},
+                    "always": {
+                        "target": "settled",
+                        "actions": seen(lambda c, e: f"always after {e['type']}"),
+                    },
                 },
                 "settled": {"on": {"PING": {"actions": seen(lambda c, e: "ping")}}},
             },

@@ -6,7 +6,7 @@ from agent_explorer.engine import assign, setup
 
 
 def build() -> Any:
-    noop = lambda c, e, p: None  # noqa: E731
+    noop = lambda c, e, p: None
     return setup(
         guards={"allowed": lambda c, e, p: c["allowed"]},
         actions={"parentHandled": noop, "childHandled": noop},
@@ -20,14 +20,30 @@ def build() -> Any:
                     "initial": "inner",
                     "on": {
                         "GO": {"target": "elsewhere", "actions": "parentHandled"},
-                        "TOGGLE": {"actions": assign({"allowed": lambda c, e, p: not c["allowed"]})},
+                        "TOGGLE": {
+                            "actions": assign(
+                                {"allowed": lambda c, e, p: not c["allowed"]}
+                            )
+                        },
                     },
                     "states": {
                         "inner": {
-                            "on": {"GO": {"guard": "allowed", "target": "inner2", "actions": "childHandled"}}
+                            "on": {
+                                "GO": {
+                                    "guard": "allowed",
+                                    "target": "inner2",
+                                    "actions": "childHandled",
+                                }
+                            }
                         },
                         "inner2": {
-                            "on": {"GO": {"guard": "allowed", "target": "inner", "actions": "childHandled"}}
+                            "on": {
+                                "GO": {
+                                    "guard": "allowed",
+                                    "target": "inner",
+                                    "actions": "childHandled",
+                                }
+                            }
                         },
                     },
                 },

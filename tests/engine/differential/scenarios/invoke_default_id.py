@@ -27,7 +27,14 @@ def build() -> Any:
                             "src": "b",
                             "id": "named",
                             "onDone": {
-                                "actions": assign({"outputs": lambda c, e, p: [*c["outputs"], e["output"]]})
+                                "actions": assign(
+                                    {
+                                        "outputs": lambda c, e, p: [
+                                            *c["outputs"],
+                                            e["output"],
+                                        ]
+                                    }
+                                )
                             },
                         },
                     ],

@@ -24,7 +24,9 @@ def push(tag: str) -> Any:
 
 
 def build() -> Any:
-    return setup(actors={"fetchA": from_promise(fetch_a), "fetchB": from_promise(fetch_b)}).create_machine(
+    return setup(
+        actors={"fetchA": from_promise(fetch_a), "fetchB": from_promise(fetch_b)}
+    ).create_machine(
         {
             "id": "dual",
             "context": {"log": []},
@@ -41,7 +43,10 @@ def build() -> Any:
                                         "id": "left",
                                         "src": "fetchA",
                                         "input": {"side": "left"},
-                                        "onDone": {"target": "done", "actions": push("left done")},
+                                        "onDone": {
+                                            "target": "done",
+                                            "actions": push("left done"),
+                                        },
                                     },
                                     "on": {"SKIP_LEFT": "skipped"},
                                 },
@@ -57,7 +62,10 @@ def build() -> Any:
                                         "id": "right",
                                         "src": "fetchB",
                                         "input": {"side": "right"},
-                                        "onDone": {"target": "done", "actions": push("right done")},
+                                        "onDone": {
+                                            "target": "done",
+                                            "actions": push("right done"),
+                                        },
                                     },
                                 },
                                 "done": {"type": "final"},

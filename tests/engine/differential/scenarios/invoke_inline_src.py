@@ -21,7 +21,10 @@ def build() -> Any:
                         "id": "anonJob",
                         "src": from_promise(forty_two),
                         "input": {"k": 1},
-                        "onDone": {"target": "done", "actions": assign({"out": lambda c, e, p: e["output"]})},
+                        "onDone": {
+                            "target": "done",
+                            "actions": assign({"out": lambda c, e, p: e["output"]}),
+                        },
                     },
                 },
                 "done": {},

@@ -22,7 +22,9 @@ def build() -> Any:
                         "src": "slow",
                         "onDone": {
                             "target": "b",
-                            "actions": assign({"got": lambda c, e, p: [*c["got"], e["output"]]}),
+                            "actions": assign(
+                                {"got": lambda c, e, p: [*c["got"], e["output"]]}
+                            ),
                         },
                     },
                     "on": {"SKIP": "b"},
@@ -31,7 +33,9 @@ def build() -> Any:
             },
             "on": {
                 "xstate.done.actor.job": {
-                    "actions": assign({"got": lambda c, e, p: [*c["got"], "root saw done"]})
+                    "actions": assign(
+                        {"got": lambda c, e, p: [*c["got"], "root saw done"]}
+                    )
                 },
             },
         }

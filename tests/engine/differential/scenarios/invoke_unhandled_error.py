@@ -18,7 +18,9 @@ def build() -> Any:
             "states": {
                 "working": {
                     "invoke": {"id": "risk", "src": "risky"},
-                    "on": {"BUMP": {"actions": assign({"n": lambda c, e, p: c["n"] + 1})}},
+                    "on": {
+                        "BUMP": {"actions": assign({"n": lambda c, e, p: c["n"] + 1})}
+                    },
                 },
             },
         }

@@ -34,7 +34,9 @@ def build() -> Any:
                                 }
                             )
                         },
-                        "ECHO": {"actions": assign({"echo": lambda c, e, p: e["payload"]})},
+                        "ECHO": {
+                            "actions": assign({"echo": lambda c, e, p: e["payload"]})
+                        },
                     },
                 },
             },

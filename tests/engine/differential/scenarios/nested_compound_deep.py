@@ -15,14 +15,23 @@ def build() -> Any:
             "initial": "A",
             "states": {
                 "A": {
-                    "entry": "inA", "exit": "outA", "initial": "A1",
+                    "entry": "inA",
+                    "exit": "outA",
+                    "initial": "A1",
                     "states": {
                         "A1": {
-                            "entry": "inA1", "exit": "outA1", "initial": "A1x",
+                            "entry": "inA1",
+                            "exit": "outA1",
+                            "initial": "A1x",
                             "states": {
-                                "A1x": {"entry": "inA1x", "exit": "outA1x", "on": {"SIDE": "A1y"}},
+                                "A1x": {
+                                    "entry": "inA1x",
+                                    "exit": "outA1x",
+                                    "on": {"SIDE": "A1y"},
+                                },
                                 "A1y": {
-                                    "entry": "inA1y", "exit": "outA1y",
+                                    "entry": "inA1y",
+                                    "exit": "outA1y",
                                     "on": {"CROSS": "#deep.B.B1.B1x"},
                                 },
                             },
@@ -32,10 +41,14 @@ def build() -> Any:
                     },
                 },
                 "B": {
-                    "entry": "inB", "exit": "outB", "initial": "B1",
+                    "entry": "inB",
+                    "exit": "outB",
+                    "initial": "B1",
                     "states": {
                         "B1": {
-                            "entry": "inB1", "exit": "outB1", "initial": "B1x",
+                            "entry": "inB1",
+                            "exit": "outB1",
+                            "initial": "B1x",
                             "states": {"B1x": {"entry": "inB1x", "exit": "outB1x"}},
                         },
                     },

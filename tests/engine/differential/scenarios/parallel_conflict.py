@@ -24,8 +24,14 @@ def build() -> Any:
                             "states": {
                                 "a": {
                                     "on": {
-                                        "E": {"target": "#conflict.out1", "actions": note("r1 to out1")},
-                                        "F": {"target": "b", "actions": note("r1 a->b")},
+                                        "E": {
+                                            "target": "#conflict.out1",
+                                            "actions": note("r1 to out1"),
+                                        },
+                                        "F": {
+                                            "target": "b",
+                                            "actions": note("r1 a->b"),
+                                        },
                                     }
                                 },
                                 "b": {},
@@ -36,8 +42,14 @@ def build() -> Any:
                             "states": {
                                 "x": {
                                     "on": {
-                                        "E": {"target": "#conflict.out2", "actions": note("r2 to out2")},
-                                        "F": {"target": "#conflict.out2", "actions": note("r2 to out2")},
+                                        "E": {
+                                            "target": "#conflict.out2",
+                                            "actions": note("r2 to out2"),
+                                        },
+                                        "F": {
+                                            "target": "#conflict.out2",
+                                            "actions": note("r2 to out2"),
+                                        },
                                     }
                                 },
                             },
@@ -48,7 +60,10 @@ def build() -> Any:
                                 "m": {
                                     "on": {
                                         "E": {"actions": note("r3 targetless")},
-                                        "F": {"target": "n", "actions": note("r3 m->n")},
+                                        "F": {
+                                            "target": "n",
+                                            "actions": note("r3 m->n"),
+                                        },
                                     }
                                 },
                                 "n": {},

@@ -33,7 +33,10 @@ def build() -> Any:
                             "initial": "a",
                             "states": {
                                 "a": {
-                                    "entry": [push("enter r1.a"), {"type": "mark", "params": {"s": "r1.a"}}],
+                                    "entry": [
+                                        push("enter r1.a"),
+                                        {"type": "mark", "params": {"s": "r1.a"}},
+                                    ],
                                     "exit": push("exit r1.a"),
                                     "on": {"STEP": "b"},
                                 },
@@ -46,10 +49,15 @@ def build() -> Any:
                             "initial": "c",
                             "states": {
                                 "c": {
-                                    "entry": [push("enter r2.c"), {"type": "mark", "params": {"s": "r2.c"}}],
+                                    "entry": [
+                                        push("enter r2.c"),
+                                        {"type": "mark", "params": {"s": "r2.c"}},
+                                    ],
                                     "exit": push("exit r2.c"),
                                     "always": {
-                                        "guard": lambda c, e, p: "enter r1.b" in c["trail"],
+                                        "guard": lambda c, e, p: (
+                                            "enter r1.b" in c["trail"]
+                                        ),
                                         "target": "d",
                                     },
                                 },
@@ -60,7 +68,10 @@ def build() -> Any:
                             "entry": push("enter r3"),
                             "exit": push("exit r3"),
                             "initial": "e",
-                            "states": {"e": leaf("r3.e", on={"STEP": "f"}), "f": leaf("r3.f")},
+                            "states": {
+                                "e": leaf("r3.e", on={"STEP": "f"}),
+                                "f": leaf("r3.f"),
+                            },
                         },
                     },
                 },

@@ -25,19 +25,45 @@ def build() -> Any:
                         "r1": {
                             "initial": "a",
                             "states": {
-                                "a": {"on": {"TICK": {"target": "b", "actions": note("r1 a->b")}}},
-                                "b": {"on": {"TICK": {"target": "a", "actions": note("r1 b->a")}}},
+                                "a": {
+                                    "on": {
+                                        "TICK": {
+                                            "target": "b",
+                                            "actions": note("r1 a->b"),
+                                        }
+                                    }
+                                },
+                                "b": {
+                                    "on": {
+                                        "TICK": {
+                                            "target": "a",
+                                            "actions": note("r1 b->a"),
+                                        }
+                                    }
+                                },
                             },
                         },
                         "r2": {
                             "initial": "x",
                             "states": {
-                                "x": {"on": {"TICK": {"target": "y", "actions": note("r2 x->y")}}},
+                                "x": {
+                                    "on": {
+                                        "TICK": {
+                                            "target": "y",
+                                            "actions": note("r2 x->y"),
+                                        }
+                                    }
+                                },
                                 "y": {
                                     "initial": "y1",
                                     "states": {
                                         "y1": {
-                                            "on": {"TICK": {"target": "y2", "actions": note("r2 y1->y2")}}
+                                            "on": {
+                                                "TICK": {
+                                                    "target": "y2",
+                                                    "actions": note("r2 y1->y2"),
+                                                }
+                                            }
                                         },
                                         "y2": {},
                                     },

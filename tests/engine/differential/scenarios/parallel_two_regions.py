@@ -6,7 +6,7 @@ from agent_explorer.engine import setup
 
 
 def build() -> Any:
-    noop = lambda c, e, p: None  # noqa: E731
+    noop = lambda c, e, p: None
     names = ["boldOn", "boldOff", "listOn", "listOff", "enterEditor"]
     return setup(actions={n: noop for n in names}).create_machine(
         {
@@ -19,7 +19,8 @@ def build() -> Any:
                     "states": {
                         "off": {"on": {"BOLD": "on", "RESET": "off"}},
                         "on": {
-                            "entry": "boldOn", "exit": "boldOff",
+                            "entry": "boldOn",
+                            "exit": "boldOff",
                             "on": {"BOLD": "off", "RESET": "off"},
                         },
                     },
@@ -29,12 +30,22 @@ def build() -> Any:
                     "states": {
                         "none": {"on": {"BULLETS": "bullets", "NUMBERS": "numbers"}},
                         "bullets": {
-                            "entry": "listOn", "exit": "listOff",
-                            "on": {"NONE": "none", "NUMBERS": "numbers", "RESET": "none"},
+                            "entry": "listOn",
+                            "exit": "listOff",
+                            "on": {
+                                "NONE": "none",
+                                "NUMBERS": "numbers",
+                                "RESET": "none",
+                            },
                         },
                         "numbers": {
-                            "entry": "listOn", "exit": "listOff",
-                            "on": {"NONE": "none", "BULLETS": "bullets", "RESET": "none"},
+                            "entry": "listOn",
+                            "exit": "listOff",
+                            "on": {
+                                "NONE": "none",
+                                "BULLETS": "bullets",
+                                "RESET": "none",
+                            },
                         },
                     },
                 },

@@ -18,7 +18,9 @@ def build() -> Any:
                         raise_({"type": "PING"}, delay="short"),
                     ],
                     "on": {
-                        "PING": {"actions": assign({"pings": lambda c, e, p: c["pings"] + 1})},
+                        "PING": {
+                            "actions": assign({"pings": lambda c, e, p: c["pings"] + 1})
+                        },
                         "STOP": {"target": "stopped", "actions": cancel("ping")},
                         "DYN": {
                             "actions": raise_(

@@ -22,7 +22,12 @@ def build() -> Any:
                             "target": "two",
                             "actions": [
                                 raise_({"type": "FIRST"}),
-                                raise_(lambda c, e, p: {"type": "SECOND", "from": e["type"]}),
+                                raise_(
+                                    lambda c, e, p: {
+                                        "type": "SECOND",
+                                        "from": e["type"],
+                                    }
+                                ),
                                 push("kick"),
                             ],
                         },
@@ -32,7 +37,9 @@ def build() -> Any:
                     "entry": [push("enter two"), raise_({"type": "THIRD"}, id="third")],
                     "on": {
                         "FIRST": {"actions": [push("first"), "seen"]},
-                        "SECOND": {"actions": [push("second"), raise_({"type": "FOURTH"})]},
+                        "SECOND": {
+                            "actions": [push("second"), raise_({"type": "FOURTH"})]
+                        },
                         "THIRD": {"actions": push("third")},
                         "FOURTH": {"target": "three", "actions": push("fourth")},
                     },

@@ -2,7 +2,15 @@
 
 from typing import Any
 
-from agent_explorer.engine import assign, cancel, from_promise, log, raise_, send_to, setup
+from agent_explorer.engine import (
+    assign,
+    cancel,
+    from_promise,
+    log,
+    raise_,
+    send_to,
+    setup,
+)
 
 
 async def svc(input: Any) -> int:
@@ -22,7 +30,11 @@ def build() -> Any:
                     "on": {
                         "ZERO": {"actions": raise_({"type": "TICK"}, delay=0)},
                         "TICK": {"actions": assign({"n": lambda c, e, p: c["n"] + 1})},
-                        "SEND": {"actions": send_to("svc", {"type": "HI"}, delay="soon", id="hi")},
+                        "SEND": {
+                            "actions": send_to(
+                                "svc", {"type": "HI"}, delay="soon", id="hi"
+                            )
+                        },
                         "LOG": {"actions": log()},
                         "LOG_LABEL": {"actions": log(label="with label")},
                         "STOP_TIMER": {"actions": cancel("xstate.after.100.corners.a")},

@@ -31,7 +31,10 @@ def build() -> Any:
                             "entry": count("regionEnter"),
                             "states": {"a1": {"on": {"A": "a2"}}, "a2": {}},
                         },
-                        "b": {"initial": "b1", "states": {"b1": {"on": {"B": "b2"}}, "b2": {}}},
+                        "b": {
+                            "initial": "b1",
+                            "states": {"b1": {"on": {"B": "b2"}}, "b2": {}},
+                        },
                     },
                 },
             },

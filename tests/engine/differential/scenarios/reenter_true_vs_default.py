@@ -6,7 +6,7 @@ from agent_explorer.engine import assign, setup
 
 
 def build() -> Any:
-    noop = lambda c, e, p: None  # noqa: E731
+    noop = lambda c, e, p: None
     return setup(
         actions={
             "enterBox": assign({"entered": lambda c, e, p: c["entered"] + 1}),
@@ -24,7 +24,10 @@ def build() -> Any:
                     "entry": ["enterBox", "markEnter"],
                     "exit": ["exitBox", "markExit"],
                     "initial": "one",
-                    "states": {"one": {"entry": "markEnter", "exit": "markExit"}, "two": {}},
+                    "states": {
+                        "one": {"entry": "markEnter", "exit": "markExit"},
+                        "two": {},
+                    },
                     "on": {
                         "SELF": {"target": "box"},
                         "SELF_REENTER": {"target": "box", "reenter": True},

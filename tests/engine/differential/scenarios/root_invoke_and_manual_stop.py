@@ -14,7 +14,9 @@ async def job(input: Any) -> int:
 
 
 def build() -> Any:
-    return setup(actors={"watcher": from_promise(watcher), "job": from_promise(job)}).create_machine(
+    return setup(
+        actors={"watcher": from_promise(watcher), "job": from_promise(job)}
+    ).create_machine(
         {
             "id": "rooted",
             "context": {"outputs": []},
@@ -22,7 +24,16 @@ def build() -> Any:
                 "id": "watch",
                 "src": "watcher",
                 "input": lambda c, e, p: {"size": len(c["outputs"])},
-                "onDone": {"actions": assign({"outputs": lambda c, e, p: [*c["outputs"], f"watch:{e['output']}"]})},
+                "onDone": {
+                    "actions": assign(
+                        {
+                            "outputs": lambda c, e, p: [
+                                *c["outputs"],
+                                f"watch:{e['output']}",
+                            ]
+                        }
+                    )
+                },
             },
             "initial": "working",
             "states": {
@@ -32,7 +43,14 @@ def build() -> Any:
                         "src": "job",
                         "onDone": {
                             "target": "idle",
-                            "actions": assign({"outputs": lambda c, e, p: [*c["outputs"], f"job:{e['output']}"]}),
+                            "actions": assign(
+                                {
+                                    "outputs": lambda c, e, p: [
+                                        *c["outputs"],
+                                        f"job:{e['output']}",
+                                    ]
+                                }
+                            ),
                         },
                     },
                     "on": {"KILL": {"actions": stop_child("job")}, "LEAVE": "idle"},

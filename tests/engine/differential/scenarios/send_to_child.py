@@ -17,13 +17,21 @@ def build() -> Any:
             "initial": "working",
             "states": {
                 "working": {
-                    "invoke": {"id": "w1", "src": "worker", "input": lambda c, e, p: {"job": c["job"]}},
+                    "invoke": {
+                        "id": "w1",
+                        "src": "worker",
+                        "input": lambda c, e, p: {"job": c["job"]},
+                    },
                     "on": {
                         "NUDGE": {"actions": send_to("w1", {"type": "HURRY"})},
                         "LATER": {
                             "actions": send_to(
                                 "w1",
-                                lambda c, e, p: {"type": "CHECK", "job": c["job"], "note": e["note"]},
+                                lambda c, e, p: {
+                                    "type": "CHECK",
+                                    "job": c["job"],
+                                    "note": e["note"],
+                                },
                                 delay=500,
                                 id="check",
                             )

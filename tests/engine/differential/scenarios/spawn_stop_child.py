@@ -14,7 +14,9 @@ async def saver(input: Any) -> int:
 
 
 def build() -> Any:
-    return setup(actors={"fetcher": from_promise(fetcher), "saver": from_promise(saver)}).create_machine(
+    return setup(
+        actors={"fetcher": from_promise(fetcher), "saver": from_promise(saver)}
+    ).create_machine(
         {
             "id": "pool",
             "context": {"url": "/a"},
@@ -24,7 +26,9 @@ def build() -> Any:
                     "on": {
                         "SPAWN": {
                             "actions": spawn_child(
-                                "fetcher", id="f1", input=lambda c, e, p: {"url": c["url"], "n": e["n"]}
+                                "fetcher",
+                                id="f1",
+                                input=lambda c, e, p: {"url": c["url"], "n": e["n"]},
                             )
                         },
                         "SPAWN2": {"actions": spawn_child("saver", id="s1", input=5)},

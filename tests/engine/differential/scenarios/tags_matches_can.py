@@ -16,7 +16,9 @@ def build() -> Any:
                 "browsing": {
                     "tags": ["public"],
                     "on": {
-                        "ADD": {"actions": assign({"items": lambda c, e, p: c["items"] + 1})},
+                        "ADD": {
+                            "actions": assign({"items": lambda c, e, p: c["items"] + 1})
+                        },
                         "CHECKOUT": {"guard": "hasItems", "target": "checkout"},
                     },
                 },
@@ -27,7 +29,10 @@ def build() -> Any:
                         "payment": {
                             "initial": "card",
                             "states": {
-                                "card": {"tags": ["card", "busy"], "on": {"PAID": "paid"}},
+                                "card": {
+                                    "tags": ["card", "busy"],
+                                    "on": {"PAID": "paid"},
+                                },
                                 "paid": {"type": "final"},
                             },
                         },

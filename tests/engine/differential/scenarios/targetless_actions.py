@@ -6,8 +6,10 @@ from agent_explorer.engine import assign, setup
 
 
 def build() -> Any:
-    noop = lambda c, e, p: None  # noqa: E731
-    return setup(actions={"onEnter": noop, "onExit": noop, "tally": noop}).create_machine(
+    noop = lambda c, e, p: None
+    return setup(
+        actions={"onEnter": noop, "onExit": noop, "tally": noop}
+    ).create_machine(
         {
             "id": "counter",
             "context": {"count": 0},
@@ -21,15 +23,29 @@ def build() -> Any:
                         "inner": {
                             "on": {
                                 "INNER": {
-                                    "actions": [assign({"count": lambda c, e, p: c["count"] + 100}), "tally"]
+                                    "actions": [
+                                        assign(
+                                            {"count": lambda c, e, p: c["count"] + 100}
+                                        ),
+                                        "tally",
+                                    ]
                                 }
                             }
                         }
                     },
                     "on": {
-                        "INC": {"actions": [assign({"count": lambda c, e, p: c["count"] + 1}), "tally"]},
-                        "DEC": {"actions": assign({"count": lambda c, e, p: c["count"] - 1})},
-                        "SET": {"actions": assign({"count": lambda c, e, p: e["value"]})},
+                        "INC": {
+                            "actions": [
+                                assign({"count": lambda c, e, p: c["count"] + 1}),
+                                "tally",
+                            ]
+                        },
+                        "DEC": {
+                            "actions": assign({"count": lambda c, e, p: c["count"] - 1})
+                        },
+                        "SET": {
+                            "actions": assign({"count": lambda c, e, p: e["value"]})
+                        },
                     },
                 },
             },

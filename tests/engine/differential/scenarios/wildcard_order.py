@@ -22,7 +22,12 @@ def build() -> Any:
                         "a.*": {"actions": note("a.*")},
                         "a.b.*": {"actions": note("a.b.*")},
                         "a.b": {"actions": note("exact a.b")},
-                        "X": [{"guard": lambda c, e, p: e["ok"] is True, "actions": note("X ok")}],
+                        "X": [
+                            {
+                                "guard": lambda c, e, p: e["ok"] is True,
+                                "actions": note("X ok"),
+                            }
+                        ],
                     },
                 },
             },

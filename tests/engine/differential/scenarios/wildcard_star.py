@@ -14,8 +14,16 @@ def build() -> Any:
             "states": {
                 "listening": {
                     "on": {
-                        "KNOWN": {"actions": assign({"explicit": lambda c, e, p: c["explicit"] + 1})},
-                        "*": {"actions": assign({"caught": lambda c, e, p: [*c["caught"], e["type"]]})},
+                        "KNOWN": {
+                            "actions": assign(
+                                {"explicit": lambda c, e, p: c["explicit"] + 1}
+                            )
+                        },
+                        "*": {
+                            "actions": assign(
+                                {"caught": lambda c, e, p: [*c["caught"], e["type"]]}
+                            )
+                        },
                         "QUIT": "quit",
                     },
                 },
