@@ -462,7 +462,9 @@ def test_invalid_config_rejected_no_later_than_xstate(
         machine = setup().create_machine(config)
     except MachineConfigError as error:
         assert error.code == "invalid-machine-config"
-        assert getattr(error, "path", None), f"{invalid_config}: the error names no path: {error}"
+        assert getattr(error, "path", None), (
+            f"{invalid_config}: the error names no path: {error}"
+        )
         return
     stage = _engine_rejection_stage(machine)
     if stage is None:
