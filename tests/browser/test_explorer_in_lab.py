@@ -46,10 +46,18 @@ big = Explorer(machine, record(machine, long_events(5000)))
 big"""
 
 
+HOSTILE = """\
+from sample_run import XSS
+hostile = Explorer(machine, record(machine, [{"type": XSS, "html": "<script>alert(2)</script>", XSS: XSS}]))
+hostile"""
+
+
 @pytest.fixture(scope="module")
 def nb(notebook_page: NotebookPage, lab: Lab) -> Iterator[NotebookPage]:
-    write_notebook(lab.root / "explore.ipynb", [SETUP, TAMPERED, SUPPORT, LONG])
-    notebook_page.open("explore.ipynb", widgets=4)
+    write_notebook(
+        lab.root / "explore.ipynb", [SETUP, TAMPERED, SUPPORT, LONG, HOSTILE]
+    )
+    notebook_page.open("explore.ipynb", widgets=5)
     yield notebook_page
     assert notebook_page.dialogs == [], f"a dialog fired: {notebook_page.dialogs}"
 
@@ -355,3 +363,26 @@ def test_a_long_log_verifies_in_the_background_and_updates_the_view(
     assert root.get_by_test_id("pending").count() == 0
     assert "hash ok" in str(root.get_by_test_id("hash-status").text_content())
     assert "totalTokens" in str(root.get_by_test_id("usage").text_content())
+
+
+def test_a_hostile_event_type_and_keys_stay_text_everywhere(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
+    root = nb.widget(4)
+    root.scroll_into_view_if_needed()
+    root.locator('tr.ae-row[data-index="1"]').click()
+    expect_position(root, 1)
+    assert root.get_by_test_id("event-type").text_content() == XSS
+    assert root.locator('tr.ae-row[data-index="1"] td.ae-type').text_content() == XSS
+    options = root.locator(
+        "select[aria-label='Filter by event type'] option"
+    ).all_text_contents()
+    assert f"{XSS} (1)" in options
+    root.locator(".ae-event-json summary").click()
+    assert "<script>alert(2)</script>" in str(
+        root.get_by_test_id("event-json").text_content()
+    )
+    assert root.locator("img, script, iframe, object").count() == 0
+    nb.page.wait_for_timeout(300)
+    assert nb.dialogs == []
+    nb.shot(tmp_path / "hostile.png", 4)
