@@ -336,24 +336,37 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
             self._verifier.start()
 
     def _background(self, verify: bool, lazy: bool) -> None:
-        if lazy:
-            self._index_in_background()
+        """The worker thread's whole job; nothing may escape it (the view reports what failed)."""
+        try:
+            if lazy:
+                self._index_in_background()
+                self._build_in_background()
+            if verify:
+                self._verify(self._check)
+        except Exception as error:  # noqa: BLE001 - a thread has no caller to raise to
+            self._build_error = error
+            with self._lock:
+                self._building = False
+                self.verification = {
+                    **self.verification,
+                    "status": "error",
+                    "message": f"{type(error).__name__}: {error}",
+                }
+
+    def _build_in_background(self) -> None:
         build = getattr(self._source, "build", None)
-        if lazy and callable(build):
-            try:
+        try:
+            if callable(build):
                 # In chunks: the Timeline holds its lock per build call, and scrubbing must not wait long.
                 for until in range(
                     BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK
                 ):
                     build(min(until, len(self._entries) - 1))
                     self._deliver_deferred()
-            except Exception as error:  # noqa: BLE001 - it surfaces again (as a frame error) on access
-                self._build_error = error
+        finally:
             with self._lock:
                 self._building = False
             self._deliver_deferred(final=True)
-        if verify:
-            self._verify(self._check)
 
     def _index_in_background(self) -> None:
         """The one-pass indexes a long log opens without: usage prefix sums and event type counts."""

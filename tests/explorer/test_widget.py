@@ -453,3 +453,27 @@ def test_a_missing_bundle_renders_a_clear_message(
     assert (widget.Path(widget.__file__).parent / "static" / "widget.js").exists(), (
         "build the bundle: npm run build"
     )
+
+
+def test_a_failing_background_fold_is_reported_not_raised_in_the_thread(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
+    real_open = widget.open_source
+
+    def broken_open(machine: Any, entries: Any, **options: Any) -> Any:
+        timeline = real_open(machine, entries, **options)
+
+        def build(until: int | None = None) -> int:
+            raise OSError("disk on fire")
+
+        timeline.build = build
+        return timeline
+
+    monkeypatch.setattr(widget, "open_source", broken_open)
+    ex = Explorer(machine, record(machine, long_events(200)))
+    payload = ex.wait_verified(timeout=30)
+    assert payload["status"] == "error" and "disk on fire" in payload["message"]
+    ex.index = 3  # the view says what broke instead of going blank
+    assert ex.frame["index"] == 3 and "disk on fire" in ex.frame["error"]
