@@ -477,3 +477,30 @@ def test_a_failing_background_fold_is_reported_not_raised_in_the_thread(
     assert payload["status"] == "error" and "disk on fire" in payload["message"]
     ex.index = 3  # the view says what broke instead of going blank
     assert ex.frame["index"] == 3 and "disk on fire" in ex.frame["error"]
+
+
+def test_branch_append_parses_with_the_machine_schemas() -> None:
+    """On an agent machine with pydantic event schemas, appends go through parse_agent_event."""
+    from pathlib import Path
+
+    from agent_explorer import read_log
+    from agent_explorer.samples import support_agent
+
+    log = list(
+        read_log(Path(__file__).parents[2] / "sample_logs" / "support_clean.jsonl")
+    )
+    branch = Explorer(support_agent, log).fork(
+        at=8
+    )  # just before the reviewer's APPROVE
+    with pytest.raises(AgentInvalidEventPayloadError) as caught:
+        branch.append({"type": "APPROVE"})
+    assert "approver" in caught.value.message and len(branch) == 8
+    approved = branch.append({"type": "APPROVE", "approver": "kim"})
+    assert approved.entry["event"] == {
+        "type": "APPROVE",
+        "approver": "kim",
+        "note": "",
+    }  # defaults filled
+    assert approved.value == "refunding" and not approved.ignored
+    again = branch.append({"type": "APPROVE", "approver": "kim"})
+    assert again.ignored and "ignored in state 'refunding'" in again.message
