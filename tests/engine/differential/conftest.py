@@ -7,16 +7,16 @@ spawns Node per scenario or per step (Node start-up alone is ~100 ms).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+
+from .generated_machines import generate_case
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
@@ -35,17 +35,6 @@ GENERATED_COUNT = int(os.environ.get("AGENT_EXPLORER_DIFF_CASES", "80"))
 # Generated cases kept for what they found, frozen as JSON (the generator may change): each
 # file is {name, note, config, input, events, can, matches}; the note says why it is kept.
 KEPT_CASES = HERE / "kept_cases"
-
-
-def generated_machines() -> ModuleType:
-    """generated_machines.py, imported by path (this test folder is not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "_differential_generated_machines", HERE / "generated_machines.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def generated_names() -> list[str]:
@@ -75,7 +64,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def generated_cases() -> dict[str, dict[str, Any]]:
     """The generated cases by name: {name, config, input, events, can, matches}."""
-    module = generated_machines()
     cases = {}
     for path in sorted(KEPT_CASES.glob("*.json")):
         cases[path.stem] = {
@@ -83,7 +71,7 @@ def generated_cases() -> dict[str, dict[str, Any]]:
             "name": path.stem,
         }
     for i in range(GENERATED_COUNT):
-        case = module.generate_case(GENERATED_SEED, i)
+        case = generate_case(GENERATED_SEED, i)
         cases[case["name"]] = case
     return cases
 
