@@ -1,8 +1,8 @@
 """Log loading benchmark: read_log / iter_log on 100k- and 1M-entry JSONL files vs pandas.read_json.
 
 Writes agent-like logs (init, asks, usage records, model completions with text, approvals; every
-entry with a stateHash; ~420 bytes a line) with write_log, then loads each file in a fresh
-subprocess per reader, so the peak RSS (ru_maxrss) belongs to that reader alone:
+entry with a stateHash; ~355 bytes a line) with write_log, then loads each file in a fresh
+subprocess per reader, so the peak RSS (VmHWM) belongs to that reader alone:
 
 - read_log:  validated entries as a list of dicts (what the explorer and replay use)
 - iter_log:  validated entries streamed and dropped (peak = one line + the id set)
@@ -95,8 +95,20 @@ def worker(reader: str, path: str) -> None:
     else:
         count = 0
     seconds = time.perf_counter() - start
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({"reader": reader, "seconds": seconds, "entries": count, "peak_mib": peak_kib / 1024}))
+    print(json.dumps({"reader": reader, "seconds": seconds, "entries": count, "peak_mib": peak_rss_mib()}))
+
+
+def peak_rss_mib() -> float:
+    """This process's peak resident memory since exec (VmHWM). ru_maxrss would also count the
+    parent's memory inherited at fork, before exec, on Linux."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
 def measure(reader: str, path: Path) -> dict[str, Any]:
