@@ -10,7 +10,7 @@ function key(path) {
 }
 
 /** `changed` is a list of paths (segment lists) relative to the persisted snapshot, e.g. ["context","n"]. */
-export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2 } = {}) {
+export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2, remembered = null } = {}) {
   const exact = new Set();
   const within = new Set();
   for (const path of changed || []) {
@@ -19,7 +19,8 @@ export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2 } =
     for (let i = 0; i < path.length; i++) within.add(key(path.slice(0, i)));
   }
   const state = { budget: NODE_BUDGET };
-  return h("div", { class: "ae-json", role: "tree" }, node(value, rootPath, null, 0, { exact, within, openDepth, state }));
+  // `remembered` (a Map path -> open) keeps what the user folded or unfolded across frames.
+  return h("div", { class: "ae-json", role: "tree" }, node(value, rootPath, null, 0, { exact, within, openDepth, state, remembered }));
 }
 
 function leaf(value) {
@@ -53,8 +54,11 @@ function node(value, path, label, depth, ctx) {
     return h("div", { class: cls.join(" "), dataset: { path: k } }, labelEl, h("span", { class: "ae-j-punct" }, isArray ? "[]" : "{}"));
   }
   const details = h("details", { class: cls.join(" "), dataset: { path: k } });
-  details.open = depth < ctx.openDepth || ctx.within.has(k);
-  details.appendChild(h("summary", {}, labelEl, h("span", { class: "ae-j-punct" }, summary)));
+  const choice = ctx.remembered?.get(k);
+  details.open = choice !== undefined ? choice : depth < ctx.openDepth || ctx.within.has(k);
+  // Only the user's clicks are remembered (a `toggle` listener would also record our own defaults).
+  const onclick = ctx.remembered ? () => ctx.remembered.set(k, !details.open) : undefined;
+  details.appendChild(h("summary", { onclick }, labelEl, h("span", { class: "ae-j-punct" }, summary)));
   const body = h("div", { class: "ae-j-body" });
   for (const [childKey, childValue] of entries) {
     if (ctx.state.budget <= 0) {

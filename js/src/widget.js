@@ -94,6 +94,7 @@ function render({ model, el }) {
 
   // -- panels ---------------------------------------------------------------------------------------
   const graph = new GraphPanel();
+  const folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
   const table = new EventTable(model);
   const usage = new UsagePanel();
   const stateBody = h("div", { class: "ae-state-body" });
@@ -275,7 +276,7 @@ function render({ model, el }) {
         (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : "ignored: no enabled transition in this state"),
         h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
       ),
-      section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [] })),
+      section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [], remembered: folded })),
     );
     if ((f.children || []).length) blocks.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
     if ((f.effects || []).length) {

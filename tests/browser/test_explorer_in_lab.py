@@ -141,6 +141,18 @@ def test_moving_the_slider_changes_highlight_and_context(
     slide_to(root, 4)
     changed = root.locator(".ae-json .changed")
     assert changed.count() == 1 and changed.text_content() == "n: 2"
+    # a context branch the user folds stays folded while scrubbing
+    owner = root.locator('.ae-json details[data-path=\'["context","owner"]\']')
+    assert owner.evaluate("el => el.open") is True
+    owner.locator("summary").first.click()
+    slide_to(root, 3)
+    assert (
+        root.locator('.ae-json details[data-path=\'["context","owner"]\']').evaluate(
+            "el => el.open"
+        )
+        is False
+    )
+    slide_to(root, 4)
     # the slider move is visible from Python
     assert nb.kernel("print(ex.index, ex.snapshot.context['n'])").strip() == "4 2"
     nb.shot(tmp_path / "index4.png", 0)
