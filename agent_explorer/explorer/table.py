@@ -71,20 +71,38 @@ class EventTable:
             return None
         key = (type_filter, needle)
         cached = self._cache.get(key)
+        if cached is None:
+            cached = self._narrowed(type_filter, needle)
         start, hits = cached if cached else (0, [])
         # Entries only ever grow at the end, so a cached result is extended, never recomputed.
         for i in range(start, len(self.entries)):
-            entry = self.entries[i]
-            event = _event_of(entry)
-            if type_filter and str(event.get("type")) != type_filter:
-                continue
-            if needle and needle not in self._haystack(entry):
-                continue
-            hits.append(i)
+            if self._passes(self.entries[i], type_filter, needle):
+                hits.append(i)
         if key not in self._cache and len(self._cache) >= _CACHE_SIZE:
             self._cache.pop(next(iter(self._cache)))
         self._cache[key] = (len(self.entries), hits)
         return hits
+
+    def _passes(self, entry: Mapping[str, Any], type_filter: str, needle: str) -> bool:
+        if type_filter and _type_of(entry) != type_filter:
+            return False
+        return not needle or needle in self._haystack(entry)
+
+    def _narrowed(self, type_filter: str, needle: str) -> tuple[int, list[int]] | None:
+        """Typing extends a search ("ref" -> "refu"): scan the hits of a cached broader query, not the log."""
+        best: tuple[int, list[int]] | None = None
+        for (cached_type, cached_needle), (upto, hits) in self._cache.items():
+            if cached_type not in ("", type_filter) or cached_needle not in needle:
+                continue
+            if best is None or len(hits) < len(best[1]):
+                best = (upto, hits)
+        if best is None:
+            return None
+        upto, broader = best
+        entries = self.entries
+        return upto, [
+            i for i in broader if self._passes(entries[i], type_filter, needle)
+        ]
 
     @staticmethod
     def _haystack(entry: Mapping[str, Any]) -> str:

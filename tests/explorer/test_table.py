@@ -122,3 +122,21 @@ def test_payload_summary_is_capped(entries: list[dict[str, Any]]) -> None:
     entries[5] = entry(5, {"type": "BIG", "blob": "x" * 10_000})
     row = EventTable(entries).row(5)
     assert len(row["summary"]) <= 140 and row["summary"].endswith("…")
+
+
+def test_a_longer_needle_narrows_the_broader_cached_search(
+    entries: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = EventTable(entries)
+    assert table.page(0, 500, text="refund")["total"] == 300
+    scanned: list[Any] = []
+    real = EventTable._haystack
+    monkeypatch.setattr(
+        EventTable, "_haystack", staticmethod(lambda e: scanned.append(e) or real(e))
+    )
+    narrowed = table.page(0, 500, text="refund #33")
+    assert [r["index"] for r in narrowed["rows"]] == [33, 333, 336, 339]
+    assert len(scanned) == 300, "only the broader query's hits are scanned again"
+    notes = table.page(0, 500, type_filter="NOTE", text="refund #3")
+    fresh = EventTable(entries).page(0, 500, type_filter="NOTE", text="refund #3")
+    assert notes["total"] == fresh["total"] and notes["rows"] == fresh["rows"]
