@@ -324,3 +324,13 @@ def test_canonical_text_and_hash_match_npm_canonicalize() -> None:
         if canonical_json_bytes(value) != js_bytes or state_hash(value) != result["sha256"]:
             mismatches.append((value, js_bytes, canonical_json_bytes(value)))
     assert not mismatches, mismatches[:5]
+
+
+def test_a_missing_node_fails_under_ci_and_skips_locally(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="node"):
+        run_canonicalize_oracle([1])
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="node"):
+        run_canonicalize_oracle([1])
