@@ -146,11 +146,52 @@ class _Generator:
 
     # -- decoration --------------------------------------------------------------------------
 
-    def _target(self, atomic_only: bool = False) -> str:
+    def _target(self, atomic_only: bool = False, source: str | None = None) -> Any:
+        """A target: mostly `#id`; sometimes a sibling name, a `.child`, or several `#id`s into
+        different regions of one parallel state (never for onDone: see the module docstring)."""
+        rng = self.rng
+        if not atomic_only and source is not None and rng.random() < 0.3:
+            form = rng.choice(["sibling", "child", "multi"])
+            parent, _, _ = source.rpartition(".")
+            siblings = [
+                n["id"] for n in self.nodes if n["id"].rpartition(".")[0] == parent
+            ]
+            children = [
+                n["id"] for n in self.nodes if n["id"].rpartition(".")[0] == source
+            ]
+            if form == "sibling" and parent and len(siblings) > 1:
+                return rng.choice([i for i in siblings if i != source]).rpartition(".")[
+                    2
+                ]
+            if form == "child" and children:
+                return "." + rng.choice(children).rpartition(".")[2]
+            if form == "multi":
+                targets = self._multi_target()
+                if targets:
+                    return targets
         candidates = [
             n["id"] for n in self.nodes if not atomic_only or n["kind"] == "atomic"
         ]
-        return "#" + self.rng.choice(candidates)
+        return "#" + rng.choice(candidates)
+
+    def _multi_target(self) -> list[str] | None:
+        """`#id`s inside two different regions of one parallel state, if there is one."""
+        parallels = [n["id"] for n in self.nodes if n["kind"] == "parallel"]
+        if not parallels:
+            return None
+        rng = self.rng
+        par = rng.choice(parallels)
+        regions = [n["id"] for n in self.nodes if n["id"].rpartition(".")[0] == par]
+        picked = rng.sample(regions, 2)
+        targets = []
+        for region in picked:
+            inside = [
+                n["id"]
+                for n in self.nodes
+                if n["id"].startswith(region + ".") and n["kind"] != "history"
+            ]
+            targets.append("#" + rng.choice(inside or [region]))
+        return targets
 
     def _guard(self) -> Any:
         rng = self.rng
@@ -166,13 +207,15 @@ class _Generator:
             ]
         )
 
-    def _transition(self, event_type: str) -> dict[str, Any]:
+    def _transition(self, event_type: str, source: str | None = None) -> dict[str, Any]:
         rng = self.rng
         t: dict[str, Any] = {}
         if rng.random() < 0.75:
             # A done.state event is internal: an onDone into a final state (or a history that
             # may restore one) could raise it again forever, so onDone only targets atomic states.
-            t["target"] = self._target(atomic_only=event_type == "onDone")
+            t["target"] = self._target(
+                atomic_only=event_type == "onDone", source=source
+            )
             if rng.random() < 0.25:
                 t["reenter"] = True
         if rng.random() < 0.4:
@@ -215,7 +258,8 @@ class _Generator:
             on: dict[str, Any] = {}
             for event_type in rng.sample(DESCRIPTORS, rng.randint(0, 3)):
                 candidates = [
-                    self._transition(event_type) for _ in range(rng.choice([1, 1, 2]))
+                    self._transition(event_type, node["id"])
+                    for _ in range(rng.choice([1, 1, 2]))
                 ]
                 on[event_type] = candidates[0] if len(candidates) == 1 else candidates
             if on:
@@ -235,35 +279,21 @@ class _Generator:
             if rng.random() < 0.12:
                 delay = rng.choice(["100", "short"])
                 self.timers.append(f"xstate.after.{delay}.{node['id']}")
-                t = self._transition("after")
+                t = self._transition("after", node["id"])
                 t.pop("reenter", None)
                 config["after"] = {delay: t}
             if rng.random() < 0.12:
-                invoke_id = f"job{len(self.invokes)}"
-                self.invokes.append(invoke_id)
-                invoke: dict[str, Any] = {
-                    "id": invoke_id,
-                    "src": "task",
-                    "input": {"k": len(self.invokes)},
-                }
-                invoke["onDone"] = (
-                    self._transition("done")
-                    if rng.random() < 0.7
-                    else {"actions": "track"}
-                )
-                if rng.random() < 0.5:
-                    invoke["onError"] = (
-                        {"actions": "track"}
-                        if rng.random() < 0.5
-                        else self._transition("error")
-                    )
-                config["invoke"] = invoke
+                invokes = [
+                    self._invoke(node["id"], i) for i in range(rng.choice([1, 1, 2]))
+                ]
+                config["invoke"] = invokes[0] if len(invokes) == 1 else invokes
             if rng.random() < 0.2:
                 config["entry"] = rng.choice(
                     [
                         "track",
                         ["notify", "track"],
                         {"type": "notify", "params": {"in": node["id"]}},
+                        ["spawnHelper", "track"],
                         "delayPing",
                     ]
                 )
@@ -273,6 +303,29 @@ class _Generator:
                 config["tags"] = rng.sample(["busy", "blue", "x"], rng.randint(1, 2))
             if kind in ("compound", "parallel") and rng.random() < 0.5:
                 config["onDone"] = self._transition("onDone")
+
+    def _invoke(self, state_id: str, index: int) -> dict[str, Any]:
+        """An invoke of `task`; without an `id` a quarter of the time, when XState names the
+        child `<index>.<state id>` (completions are sent to that name)."""
+        rng = self.rng
+        invoke: dict[str, Any] = {"src": "task", "input": {"k": len(self.invokes)}}
+        if rng.random() < 0.25:
+            self.invokes.append(f"{index}.{state_id}")
+        else:
+            invoke["id"] = f"job{len(self.invokes)}"
+            self.invokes.append(invoke["id"])
+        invoke["onDone"] = (
+            self._transition("done", state_id)
+            if rng.random() < 0.7
+            else {"actions": "track"}
+        )
+        if rng.random() < 0.5:
+            invoke["onError"] = (
+                {"actions": "track"}
+                if rng.random() < 0.5
+                else self._transition("error", state_id)
+            )
+        return invoke
 
     def events(self, count: int) -> list[dict[str, Any]]:
         rng = self.rng
