@@ -20,7 +20,9 @@ from agent_explorer.engine import (
     and_,
     assign,
     cancel,
+    emit,
     from_promise,
+    log,
     not_,
     or_,
     raise_,
@@ -67,6 +69,14 @@ def build_machine(config: dict[str, Any]) -> Any:
             ),
             "stopHelper": stop_child("helper"),
             "pokeHelper": send_to("helper", {"type": "POKE"}),
+            "pokeLater": send_to(
+                "helper",
+                lambda c, e, p: {"type": "LATER", "n": c["n"]},
+                delay="short",
+                id="pl",
+            ),
+            "emitN": emit(lambda c, e, p: {"type": "n", "n": c["n"], "on": e["type"]}),
+            "logN": log(lambda c, e, p: c["n"], "n"),
         },
         actors={"task": from_promise(_task)},
         delays={"short": 10},
@@ -236,7 +246,11 @@ class _Generator:
         if rng.random() < 0.15:
             actions.append(rng.choice(["delayPing", "cancelPing"]))
         if rng.random() < 0.1:
-            actions.append(rng.choice(["spawnHelper", "stopHelper", "pokeHelper"]))
+            actions.append(
+                rng.choice(["spawnHelper", "stopHelper", "pokeHelper", "pokeLater"])
+            )
+        if rng.random() < 0.15:
+            actions.append(rng.choice(["emitN", "logN"]))
         if (
             event_type == "*"
         ):  # `*` also sees done.state events: a target could loop forever

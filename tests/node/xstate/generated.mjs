@@ -1,7 +1,7 @@
 // Named implementations for the generated (fuzz) cases: the JS twin of
 // tests/engine/differential/generated_machines.py `build_machine`. The configs are plain JSON
 // made by that generator; both sides load the same JSON and differ only in their engine.
-import { setup, assign, raise, cancel, fromPromise, stateIn, and, or, not, spawnChild, stopChild, sendTo } from 'xstate';
+import { setup, assign, raise, cancel, fromPromise, stateIn, and, or, not, spawnChild, stopChild, sendTo, emit, log } from 'xstate';
 
 export const buildMachine = (config) =>
   setup({
@@ -26,6 +26,9 @@ export const buildMachine = (config) =>
       spawnHelper: spawnChild('task', { id: 'helper', input: ({ context }) => ({ n: context.n }) }),
       stopHelper: stopChild('helper'),
       pokeHelper: sendTo('helper', { type: 'POKE' }),
+      pokeLater: sendTo('helper', ({ context }) => ({ type: 'LATER', n: context.n }), { delay: 'short', id: 'pl' }),
+      emitN: emit(({ context, event }) => ({ type: 'n', n: context.n, on: event.type })),
+      logN: log(({ context }) => context.n, 'n'),
     },
     actors: { task: fromPromise(async ({ input }) => input) },
     delays: { short: 10 },
