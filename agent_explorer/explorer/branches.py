@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import AgentError, AgentInvalidEventPayloadError
 from .aio import run_sync
-from .frames import ReplaySource, api, open_source, value_text
+from .api import api
+from .frames import ReplaySource, open_source, value_text
 
 __all__ = [
     "AppendResult",

@@ -7,15 +7,15 @@ refold from 0. This module only reads: it never mutates entries, never executes 
 
 from __future__ import annotations
 
-import bisect
-import importlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import AgentError
+from .api import api, jsonable
 from .graph import active_state_ids
+from .usage import USAGE_TYPE, UsageIndex
+from .verification import VerificationSummary
 
 __all__ = [
     "USAGE_TYPE",
@@ -29,7 +29,6 @@ __all__ = [
     "value_text",
 ]
 
-USAGE_TYPE = "@agent.usage"
 # Caps keep a frame small whatever the run holds: the panel shows a note and Python keeps the full value.
 EVENT_TEXT_CAP = 4_000
 CONTEXT_BYTES_CAP = 256_000
@@ -56,48 +55,6 @@ class ReplaySource(Protocol):
     def hash_at(self, index: int) -> str: ...
 
     def trace_at(self, index: int) -> list[dict[str, Any]]: ...
-
-
-_API_HOMES = (
-    "agent_explorer",
-    "agent_explorer.log",
-    "agent_explorer.engine",
-    "agent_explorer.runtime",
-    "agent_explorer.steps",
-)
-# Where the names are defined, tried only when no package re-exports them yet (the layers land separately).
-_DEFINING_MODULES = (
-    "agent_explorer.log.timeline",
-    "agent_explorer.log.diff",
-    "agent_explorer.log.verification",
-    "agent_explorer.log.entries",
-    "agent_explorer.log.hashing",
-    "agent_explorer.log.usage",
-    "agent_explorer.runtime.parse",
-)
-
-
-def api(name: str) -> Any:
-    """A public name of shared/API.md (`Timeline`, `diff_snapshots`, ...), looked up when first needed.
-
-    Late lookup keeps `import agent_explorer.explorer` cheap and independent of import order; the
-    top-level package is the contract, the layer packages are where the names live.
-    """
-    for home in _API_HOMES:
-        found = getattr(importlib.import_module(home), name, None)
-        if found is not None:
-            return found
-    for module in _DEFINING_MODULES:
-        try:
-            found = getattr(importlib.import_module(module), name, None)
-        except ImportError:
-            continue
-        if found is not None:
-            return found
-    raise AgentError(
-        f"agent_explorer.{name} is not available in this installation",
-        code="missing-dependency",
-    )
 
 
 def open_source(
@@ -148,173 +105,6 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def _numeric(value: Any) -> bool:
-    kind = type(value)
-    return (
-        kind is int
-        or kind is float
-        or (isinstance(value, (int, float)) and kind is not bool)
-    )
-
-
-class UsageIndex:
-    """Cumulative usage totals at any index, from one pass over the log (prefix sums, bisected on lookup).
-
-    Same fold as `get_usage_from_events` (numeric fields of `event.usage` summed, per-model under `byModel`),
-    kept as prefix arrays because calling that function on `entries[: i + 1]` per frame would be O(n).
-    """
-
-    def __init__(self, entries: Sequence[Mapping[str, Any]]) -> None:
-        self.positions: list[int] = []
-        self._sums: dict[str, list[float | int]] = {}
-        self._first: dict[
-            str, int
-        ] = {}  # key -> ordinal of the first record carrying it
-        self._models: dict[str, tuple[list[int], dict[str, list[float | int]]]] = {}
-        for i, entry in enumerate(entries):
-            # Fast path for the common shape (plain dicts); anything odd goes through `add`'s checks.
-            try:
-                if entry["event"]["type"] != USAGE_TYPE:
-                    continue
-            except (KeyError, TypeError):
-                continue
-            self.add(i, entry)
-
-    def add(self, index: int, entry: Mapping[str, Any]) -> None:
-        event = entry.get("event") if isinstance(entry, (dict, Mapping)) else None
-        if not isinstance(event, (dict, Mapping)) or event.get("type") != USAGE_TYPE:
-            return
-        usage = event.get("usage")
-        usage = usage if isinstance(usage, (dict, Mapping)) else {}
-        ordinal = len(self.positions)
-        self.positions.append(index)
-        self._push(self._sums, self._first, ordinal, usage)
-        model = event.get("model")
-        if isinstance(model, str):
-            positions, sums = self._models.setdefault(model, ([], {}))
-            positions.append(index)
-            self._push(sums, None, len(positions) - 1, usage)
-
-    @staticmethod
-    def _push(
-        sums: dict[str, list[float | int]],
-        first: dict[str, int] | None,
-        ordinal: int,
-        usage: Mapping[str, Any],
-    ) -> None:
-        for key, value in usage.items():
-            if _numeric(value) and key not in sums:
-                sums[key] = [0] * ordinal
-                if first is not None:
-                    first[key] = ordinal
-        for key, column in sums.items():
-            value = usage.get(key, 0)
-            previous = column[-1] if column else 0
-            column.append(previous + value if _numeric(value) else previous)
-
-    def totals_at(self, index: int) -> dict[str, Any]:
-        """Cumulative totals over entries [0, index] (empty dict before the first usage record)."""
-        count = bisect.bisect_right(self.positions, index)
-        out: dict[str, Any] = {}
-        if count == 0:
-            return out
-        for key, column in self._sums.items():
-            if self._first.get(key, 0) < count:
-                out[key] = column[count - 1]
-        by_model: dict[str, dict[str, Any]] = {}
-        for model, (positions, sums) in self._models.items():
-            n = bisect.bisect_right(positions, index)
-            if n:
-                by_model[model] = {
-                    key: column[n - 1]
-                    for key, column in sums.items()
-                    if len(column) >= n
-                }
-        if by_model:
-            out["byModel"] = by_model
-        return out
-
-    def series(
-        self, max_points: int = 240, key: str = "totalTokens"
-    ) -> list[list[float | int]]:
-        """`[[index, cumulative value], ...]`, down-sampled to at most `max_points` for the run's small plot."""
-        column = self._sums.get(key)
-        if not column:
-            return []
-        n = len(self.positions)
-        step = max(1, -(-n // max_points))
-        picks = list(range(step - 1, n, step))
-        if picks and picks[-1] != n - 1:
-            picks.append(n - 1)
-        return [[self.positions[k], column[k]] for k in picks]
-
-
-@dataclass
-class VerificationSummary:
-    """What the divergence panel and the slider track show, derived once from `verify_log`'s report."""
-
-    status: str  # "ok" | "diverged" | "pending" | "off" | "error"
-    first: int | None = None
-    count: int = 0
-    divergent: frozenset[int] = field(default_factory=frozenset)
-    detail: dict[str, Any] | None = None
-    message: str | None = None
-
-    @classmethod
-    def from_report(cls, report: Any) -> VerificationSummary:
-        indices = sorted(
-            int(i) for i in (getattr(report, "divergent_indices", None) or [])
-        )
-        first = getattr(report, "first_divergence", None)
-        if getattr(report, "ok", not indices) and not indices:
-            return cls(status="ok")
-        detail = None
-        divergences = getattr(report, "divergences", None)
-        if divergences:
-            item = divergences[0]
-            detail = {
-                "index": _field(item, "index"),
-                "eventId": _field(item, "event_id"),
-                "event": _field(item, "event"),
-                "kind": _field(item, "kind"),
-                "expectedHash": _field(item, "expected_hash"),
-                "actualHash": _field(item, "actual_hash"),
-            }
-            if first is None:
-                first = detail["index"]
-        if first is None and indices:
-            first = indices[0]
-        return cls(
-            status="diverged",
-            first=first,
-            count=len(indices),
-            divergent=frozenset(indices),
-            detail=detail,
-        )
-
-    def ranges(self, cap: int = 400) -> list[list[int]]:
-        """Divergent indices as `[start, end]` runs (inclusive), at most `cap` of them, for the slider track."""
-        runs: list[list[int]] = []
-        for i in sorted(self.divergent):
-            if runs and runs[-1][1] == i - 1:
-                runs[-1][1] = i
-            else:
-                if len(runs) >= cap:
-                    break
-                runs.append([i, i])
-        return runs
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "first": self.first,
-            "count": self.count,
-            "ranges": self.ranges(),
-            "detail": jsonable(self.detail),
-            "message": self.message,
-        }
-
-
 def _effect_json(effect: Any) -> dict[str, Any]:
     kind = getattr(effect, "kind", None)
     detail = None
@@ -326,24 +116,6 @@ def _effect_json(effect: Any) -> dict[str, Any]:
         "requestId": getattr(effect, "request_id", None),
         "detail": detail,
     }
-
-
-def _field(item: Any, name: str) -> Any:
-    if isinstance(item, Mapping):
-        camel = "".join(
-            p if k == 0 else p.title() for k, p in enumerate(name.split("_"))
-        )
-        return item.get(name, item.get(camel))
-    return getattr(item, name, None)
-
-
-def jsonable(value: Any) -> Any:
-    """Round-trip through JSON with `str` for anything exotic: frames must never fail to serialise."""
-    return (
-        json.loads(json.dumps(value, default=str, allow_nan=False))
-        if value is not None
-        else None
-    )
 
 
 def _capped_json(value: Any, cap: int) -> tuple[str, bool]:

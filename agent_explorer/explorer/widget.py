@@ -20,18 +20,13 @@ import traitlets
 
 from ..errors import AgentError, AgentMachineVersionMismatchError
 from .aio import run_sync
+from .api import api, jsonable
 from .branches import Branch, BranchComparison, compare_timelines
-from .frames import (
-    FrameBuilder,
-    ReplaySource,
-    UsageIndex,
-    VerificationSummary,
-    api,
-    jsonable,
-    open_source,
-)
+from .frames import FrameBuilder, ReplaySource, open_source
 from .graph import build_graph
 from .table import EventTable
+from .usage import UsageIndex
+from .verification import VerificationSummary
 
 __all__ = ["STATIC_DIR", "Explorer"]
 

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from agent_explorer import create_replay_entry, init_entry
 from agent_explorer.engine import assign, initial_transition, setup, transition
-from agent_explorer.explorer.frames import api
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -94,7 +94,6 @@ def record(
     machine: Any, events: list[dict[str, Any]], *, hash_every: int = 1
 ) -> list[dict[str, Any]]:
     """Fold `events` live and journal each as an entry (usage records pass through, as the runtime does)."""
-    init_entry, create_replay_entry = api("init_entry"), api("create_replay_entry")
     ticks = _clock(datetime(2026, 1, 2, 9, 30, tzinfo=UTC))
     entries = [
         init_entry(

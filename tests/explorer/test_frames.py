@@ -9,12 +9,10 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.explorer.frames import (
-    UsageIndex,
-    VerificationSummary,
-    path_segments,
-    value_text,
-)
+from agent_explorer import get_usage_from_events
+from agent_explorer.explorer.frames import path_segments, value_text
+from agent_explorer.explorer.usage import UsageIndex
+from agent_explorer.explorer.verification import VerificationSummary
 
 
 def usage_entry(i: int, model: str, **usage: Any) -> dict[str, Any]:
@@ -89,19 +87,25 @@ def test_usage_totals_equal_the_naive_fold_at_every_index(seed: int) -> None:
                 assert got[key] == pytest.approx(want[key]), (i, key)
 
 
-def test_usage_matches_get_usage_from_events_when_available() -> None:
-    from agent_explorer.explorer.frames import api
-
-    try:
-        get_usage_from_events = api("get_usage_from_events")
-    except Exception:  # noqa: BLE001
-        pytest.skip("get_usage_from_events has not landed yet")
-    entries = random_log(7)
-    want = get_usage_from_events(entries)
-    got = UsageIndex(entries).totals_at(len(entries) - 1)
-    for key in ("inputTokens", "outputTokens", "totalTokens"):
-        assert got[key] == want[key]
-    assert got["byModel"].keys() == want["byModel"].keys()
+@pytest.mark.parametrize("seed", [7, 8])
+def test_usage_equals_get_usage_from_events_on_every_prefix(seed: int) -> None:
+    entries = random_log(seed, n=120)
+    index = UsageIndex(entries)
+    for i in range(len(entries)):
+        want = get_usage_from_events(entries[: i + 1])
+        got = index.totals_at(i)
+        if not got:  # before the first record the package reports zeros or nothing; both mean "nothing spent"
+            assert not any(
+                v for k, v in want.items() if k != "byModel"
+            ) and not want.get("byModel")
+            continue
+        top = {k: v for k, v in got.items() if k != "byModel"}
+        assert top == pytest.approx(
+            {k: v for k, v in want.items() if k != "byModel"}
+        ), i
+        assert got["byModel"].keys() == want["byModel"].keys(), i
+        for model, totals in want["byModel"].items():
+            assert got["byModel"][model] == pytest.approx(totals), (i, model)
 
 
 def test_usage_series_is_down_sampled_and_ends_at_the_last_record() -> None:

@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 from sample_run import XSS, long_events, make_machine, record, tamper
 
+from agent_explorer import verify_log
 from agent_explorer.errors import (
     AgentError,
     AgentInvalidEventPayloadError,
     AgentMachineVersionMismatchError,
 )
 from agent_explorer.explorer import Explorer, frames, widget
-from agent_explorer.explorer.frames import api
+from agent_explorer.explorer.verification import VerificationSummary
 
 
 def synced_state(ex: Explorer) -> dict[str, Any]:
@@ -280,7 +281,7 @@ def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> Non
     ignored = branch.append({"type": "APPROVE"})
     assert ignored.ignored and "ignored in state 'idle'" in ignored.message
     assert len(branch) == 7 and len(ex) == 9, "the parent log is untouched"
-    assert api("verify_log")(machine, branch.entries).ok
+    assert verify_log(machine, branch.entries).ok
     result = ex.compare(branch)
     assert result.index == 5 and result.forked_at == 5
     assert ("value",) in {tuple(c["path"]) for c in result.diff}
@@ -410,7 +411,7 @@ def test_background_verification_reports_progress(
         lambda change: published.append(change["new"].get("progress")), "verification"
     )
     monkeypatch.setattr(ex, "_progress_at", -1e9)
-    ex._set_verification(frames.VerificationSummary(status="pending"), None)
+    ex._set_verification(VerificationSummary(status="pending"), None)
     ex._progress(25)
     assert published[-1] == pytest.approx(25 / 51)
     ex._progress(30)  # within 0.5 s of the last one: not published

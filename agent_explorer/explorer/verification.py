@@ -1,0 +1,89 @@
+"""What the divergence panel and the slider track show, derived once from a `verify_log` report.
+
+Pure data shaping: never folds, never hashes, never touches the log.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .api import jsonable
+
+__all__ = ["VerificationSummary"]
+
+
+@dataclass
+class VerificationSummary:
+    """What the divergence panel and the slider track show, derived once from `verify_log`'s report."""
+
+    status: str  # "ok" | "diverged" | "pending" | "off" | "error"
+    first: int | None = None
+    count: int = 0
+    divergent: frozenset[int] = field(default_factory=frozenset)
+    detail: dict[str, Any] | None = None
+    message: str | None = None
+
+    @classmethod
+    def from_report(cls, report: Any) -> VerificationSummary:
+        indices = sorted(
+            int(i) for i in (getattr(report, "divergent_indices", None) or [])
+        )
+        first = getattr(report, "first_divergence", None)
+        if getattr(report, "ok", not indices) and not indices:
+            return cls(status="ok")
+        detail = None
+        divergences = getattr(report, "divergences", None)
+        if divergences:
+            item = divergences[0]
+            detail = {
+                "index": _field(item, "index"),
+                "eventId": _field(item, "event_id"),
+                "event": _field(item, "event"),
+                "kind": _field(item, "kind"),
+                "expectedHash": _field(item, "expected_hash"),
+                "actualHash": _field(item, "actual_hash"),
+            }
+            if first is None:
+                first = detail["index"]
+        if first is None and indices:
+            first = indices[0]
+        return cls(
+            status="diverged",
+            first=first,
+            count=len(indices),
+            divergent=frozenset(indices),
+            detail=detail,
+        )
+
+    def ranges(self, cap: int = 400) -> list[list[int]]:
+        """Divergent indices as `[start, end]` runs (inclusive), at most `cap` of them, for the slider track."""
+        runs: list[list[int]] = []
+        for i in sorted(self.divergent):
+            if runs and runs[-1][1] == i - 1:
+                runs[-1][1] = i
+            else:
+                if len(runs) >= cap:
+                    break
+                runs.append([i, i])
+        return runs
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "first": self.first,
+            "count": self.count,
+            "ranges": self.ranges(),
+            "detail": jsonable(self.detail),
+            "message": self.message,
+        }
+
+
+def _field(item: Any, name: str) -> Any:
+    if isinstance(item, Mapping):
+        camel = "".join(
+            p if k == 0 else p.title() for k, p in enumerate(name.split("_"))
+        )
+        return item.get(name, item.get(camel))
+    return getattr(item, name, None)
