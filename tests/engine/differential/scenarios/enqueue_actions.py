@@ -2,12 +2,7 @@
 
 from typing import Any
 
-from agent_explorer.engine import setup
-
-try:
-    from agent_explorer.engine import enqueue_actions
-except ImportError:  # not (yet) a public name of the engine package
-    from agent_explorer.engine.actions import enqueue_actions
+from agent_explorer.engine import enqueue_actions, setup
 
 
 def on_add(args: Any, params: Any) -> None:

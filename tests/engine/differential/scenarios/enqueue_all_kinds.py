@@ -2,12 +2,7 @@
 
 from typing import Any
 
-from agent_explorer.engine import from_promise, setup
-
-try:
-    from agent_explorer.engine import enqueue_actions
-except ImportError:  # not (yet) a public name of the engine package
-    from agent_explorer.engine.actions import enqueue_actions
+from agent_explorer.engine import enqueue_actions, from_promise, setup
 
 
 async def helper(input: Any) -> str:
