@@ -2,10 +2,11 @@
 // (`graph`, `frame`, `table`, `verification`, `comparison`, `usage_series`, `marks`) and sends intents: it
 // sets `index` (debounced while scrubbing) and asks for table pages with `model.send`. Data is drawn as text.
 
-import { debounce, formatNumber, h, replace, shortHash } from "./dom.js";
+import { debounce, formatNumber, h, replace } from "./dom.js";
 import { GraphPanel } from "./graph.js";
 import { icon } from "./icons.js";
-import { jsonTree } from "./json-tree.js";
+import { drawBanner, drawComparison, drawMachines, drawStatusChip } from "./notices.js";
+import { StatePanel } from "./state-panel.js";
 import { EventTable } from "./table.js";
 import { UsagePanel } from "./usage.js";
 
@@ -94,11 +95,9 @@ function render({ model, el }) {
 
   // -- panels ---------------------------------------------------------------------------------------
   const graph = new GraphPanel();
-  const folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
   const table = new EventTable(model);
   const usage = new UsagePanel();
-  const stateBody = h("div", { class: "ae-state-body" });
-  const statePanel = h("section", { class: "ae-panel ae-state", "data-testid": "state" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "State")), stateBody);
+  const state = new StatePanel(model);
   const graphPanel = h("section", { class: "ae-panel ae-chart" }, graph.el);
 
   const root = h(
@@ -108,7 +107,7 @@ function render({ model, el }) {
     banner,
     machinesPanel,
     controls,
-    h("div", { class: "ae-main" }, graphPanel, statePanel),
+    h("div", { class: "ae-main" }, graphPanel, state.el),
     comparePanel,
     h("div", { class: "ae-bottom" }, table.el, usage.el),
   );
@@ -172,153 +171,28 @@ function render({ model, el }) {
     replace(track, items);
   }
 
-  function drawVerification() {
-    const v = model.get("verification") || {};
-    status.className = "ae-chip";
-    if (v.status === "ok") {
-      status.classList.add("ok");
-      status.textContent = "verified";
-      status.title = "Every recorded state hash matches the replay";
-    } else if (v.status === "diverged") {
-      status.classList.add("bad");
-      status.textContent = `${formatNumber(v.count)} divergent`;
-      status.title = "Replay derived different states than the log recorded";
-    } else if (v.status === "pending") {
-      status.classList.add("pending");
-      status.textContent = typeof v.progress === "number" ? `verifying… ${Math.floor(v.progress * 100)}%` : "verifying…";
-    } else if (v.status === "error") {
-      status.classList.add("bad");
-      status.textContent = "verification failed";
-      status.title = v.message || "";
-    } else {
-      status.textContent = "not verified";
-    }
-    banner.hidden = v.status !== "diverged";
-    if (v.status === "diverged") {
-      const d = v.detail || {};
-      const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
-      const more = Math.max(0, (v.count || 0) - 1);
-      const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
-      const parts = [
-        h("strong", {}, `Replay diverges at index ${v.first}`),
-        eventType ? [" on ", h("code", {}, eventType)] : null,
-        d.kind && d.kind !== "state" ? ` (${d.kind})` : null,
-        h("div", { class: "ae-banner-hashes" }, "recorded ", h("code", { title: d.expectedHash || "" }, shortHash(d.expectedHash)), " ≠ replayed ", h("code", { title: d.actualHash || "" }, shortHash(d.actualHash)), more ? ` · ${formatNumber(more)} further divergent entr${more === 1 ? "y" : "ies"}` : " · no further divergences"),
-      ];
-      replace(banner, h("div", { class: "ae-banner-text" }, parts), jump);
-    }
-    drawMachines(v.machines);
-    drawTrack();
-  }
-
-  function drawMachines(machines) {
-    machinesPanel.hidden = !machines;
-    if (!machines) return;
-    const info = model.get("info") || {};
-    const other = info.compareWith ? `machine v${String(info.compareWith).slice(0, 12)}` : "the other machine";
-    if (machines.error) {
-      replace(machinesPanel, h("div", { class: "ae-error-text" }, `Could not compare with ${other}: ${machines.error}`));
-    } else if (machines.index === null || machines.index === undefined) {
-      replace(machinesPanel, h("div", {}, `Compared with ${other}: it folds this log to the same states at every index.`));
-    } else {
-      replace(
-        machinesPanel,
-        h("div", {}, h("strong", {}, `Compared with ${other}: `), `the machines part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
-        diffList(machines.diff),
-      );
-    }
-  }
-
-  function diffList(diff) {
-    return h(
-      "ul",
-      { class: "ae-diff" },
-      (diff || []).slice(0, 30).map((c) => h("li", {}, h("code", {}, Array.isArray(c.path) ? c.path.join(".") : String(c.path)), " ", h("span", { class: "ae-before" }, JSON.stringify(c.before) ?? "—"), " → ", h("span", { class: "ae-after" }, JSON.stringify(c.after) ?? "—"))),
-    );
-  }
-
-  function section(label, ...content) {
-    return h("div", { class: "ae-section" }, h("div", { class: "ae-section-label" }, label), ...content);
-  }
-
   function drawFrame() {
     const f = model.get("frame") || {};
     const i = model.get("index");
     if (document.activeElement !== slider || !slider.matches(":active")) slider.value = String(i);
     slider.max = String(last());
     position.textContent = positionText(i);
-    if (f.empty) {
-      replace(stateBody, h("div", { class: "ae-muted" }, "empty log"));
-      return;
-    }
-    if (f.pending) {
-      // Python answers this index once its background fold gets there; show how far it is.
-      const pct = Math.floor((100 * (f.built || 0)) / Math.max(1, f.length || 1));
-      replace(
-        stateBody,
-        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${formatNumber(f.length || 0)} entries folded (${pct}%)`)),
-        section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
-      );
-      return;
-    }
+    if (!state.draw(f, i, (model.get("graph") || {}).labels || {})) return;
     graph.highlight(f.active || [], f.taken || []);
-    const labels = (model.get("graph") || {}).labels || {};
-    const entry = f.entry || {};
-    const hash = f.hash || {};
-    const hashChip = hash.ok === false ? h("span", { class: "ae-chip bad", "data-testid": "hash-status" }, "hash mismatch") : hash.ok ? h("span", { class: "ae-chip ok", "data-testid": "hash-status" }, "hash ok") : h("span", { class: "ae-chip", "data-testid": "hash-status" }, "no hash");
-    const blocks = [];
-    if (f.error) blocks.push(h("div", { class: "ae-error-text" }, f.error));
-    blocks.push(
-      section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
-      section(
-        "event",
-        h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${entry.recordedAt ?? ""}`)),
-        (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : "ignored: no enabled transition in this state"),
-        h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
-      ),
-      section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [], remembered: folded })),
-    );
-    if ((f.children || []).length) blocks.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
-    if ((f.effects || []).length) {
-      blocks.push(section("effects owed", h("ul", { class: "ae-list", "data-testid": "effects" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
-    } else if (f.effectsNote) {
-      blocks.push(section("effects owed", h("div", { class: "ae-muted" }, h("button", { class: "ae-btn ae-btn-small", "data-testid": "derive-effects", onclick: () => model.send({ kind: "effects" }) }, "derive"), " ", f.effectsNote)));
-    }
-    if (f.output !== undefined) blocks.push(section("output", jsonTree(f.output, { rootPath: ["output"] })));
-    blocks.push(section("hash", h("div", { class: "ae-hash" }, hashChip, " recorded ", h("code", { title: hash.recorded || "" }, shortHash(hash.recorded)), " · replayed ", h("code", { title: hash.replayed || "" }, shortHash(hash.replayed)))));
-    replace(stateBody, blocks);
     usage.draw(f.usage, i);
     table.markCurrent(i);
   }
 
-  function drawComparison() {
-    const c = model.get("comparison") || {};
-    comparePanel.hidden = !Object.keys(c).length;
-    if (comparePanel.hidden) return;
-    const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
-    const summary =
-      c.index === null || c.index === undefined
-        ? h("div", {}, `The branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and this run (${formatNumber(c.lengthA)} entries) reach the same states.`)
-        : h("div", {}, `This run (${formatNumber(c.lengthA)} entries) and the branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < (model.get("length") || 0) ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
-    const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
-    const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
-    const lane = (label, length, testid) =>
-      h(
-        "div",
-        { class: "ae-lane", "data-testid": testid },
-        h("span", { class: "ae-lane-label" }, label),
-        h(
-          "div",
-          { class: "ae-lane-track" },
-          h("span", { class: "ae-lane-bar", style: `width:${pct(length)}` }),
-          c.forkedAt !== null && c.forkedAt !== undefined ? h("span", { class: "ae-lane-mark fork", style: `left:${pct(c.forkedAt)}`, title: `fork: entries before ${c.forkedAt} are shared` }) : null,
-          c.index !== null && c.index !== undefined ? h("span", { class: "ae-lane-mark diff", style: `left:${pct(c.index)}`, title: `first difference: ${c.index}` }) : null,
-        ),
-        h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(length)} entries`),
-      );
-    const lanes = h("div", { class: "ae-lanes" }, lane("this run", c.lengthA || 0, "lane-run"), lane("branch", c.lengthB || 0, "lane-branch"));
-    const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
-    replace(comparePanel, head, summary, lanes, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
+  function drawVerification() {
+    const v = model.get("verification") || {};
+    drawStatusChip(status, v);
+    drawBanner(banner, v, setIndex);
+    drawMachines(machinesPanel, v.machines, model.get("info") || {}, setIndex);
+    drawTrack();
+  }
+
+  function drawComparisonPanel() {
+    drawComparison(comparePanel, model.get("comparison") || {}, model.get("length") || 0, setIndex);
   }
 
   // -- wire up ---------------------------------------------------------------------------------------
@@ -334,7 +208,7 @@ function render({ model, el }) {
   on("change:verification", drawVerification);
   on("change:marks", drawTrack);
   on("change:info", drawInfo);
-  on("change:comparison", drawComparison);
+  on("change:comparison", drawComparisonPanel);
   on("change:table", () => table.draw(model.get("table"), model.get("index")));
   on("change:table_types", () => table.drawTypes(model.get("table_types")));
   on("change:usage_series", () => usage.drawSeries(model.get("usage_series"), model.get("length")));
@@ -348,7 +222,7 @@ function render({ model, el }) {
   table.draw(model.get("table"), model.get("index"));
   usage.drawSeries(model.get("usage_series"), model.get("length"));
   drawVerification();
-  drawComparison();
+  drawComparisonPanel();
   drawFrame();
   graph.draw(model.get("graph")).then(() => {
     const f = model.get("frame") || {};

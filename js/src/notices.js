@@ -1,0 +1,101 @@
+// The notices above and below the chart: verification chip, divergence banner, machine comparison,
+// branch comparison. Each draws one traitlet's payload into its element, as text.
+
+import { formatNumber, h, replace, shortHash } from "./dom.js";
+
+/** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
+export function drawStatusChip(status, v) {
+  status.className = "ae-chip";
+  status.title = "";
+  if (v.status === "ok") {
+    status.classList.add("ok");
+    status.textContent = "verified";
+    status.title = "Every recorded state hash matches the replay";
+  } else if (v.status === "diverged") {
+    status.classList.add("bad");
+    status.textContent = `${formatNumber(v.count)} divergent`;
+    status.title = "Replay derived different states than the log recorded";
+  } else if (v.status === "pending") {
+    status.classList.add("pending");
+    status.textContent = typeof v.progress === "number" ? `verifying… ${Math.floor(v.progress * 100)}%` : "verifying…";
+  } else if (v.status === "error") {
+    status.classList.add("bad");
+    status.textContent = "verification failed";
+    status.title = v.message || "";
+  } else {
+    status.textContent = "not verified";
+  }
+}
+
+/** The red banner: first divergent index, its event, recorded vs replayed hash, how many more, a jump. */
+export function drawBanner(banner, v, setIndex) {
+  banner.hidden = v.status !== "diverged";
+  if (v.status !== "diverged") return;
+  const d = v.detail || {};
+  const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
+  const more = Math.max(0, (v.count || 0) - 1);
+  const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
+  const parts = [
+    h("strong", {}, `Replay diverges at index ${v.first}`),
+    eventType ? [" on ", h("code", {}, eventType)] : null,
+    d.kind && d.kind !== "state" ? ` (${d.kind})` : null,
+    h("div", { class: "ae-banner-hashes" }, "recorded ", h("code", { title: d.expectedHash || "" }, shortHash(d.expectedHash)), " ≠ replayed ", h("code", { title: d.actualHash || "" }, shortHash(d.actualHash)), more ? ` · ${formatNumber(more)} further divergent entr${more === 1 ? "y" : "ies"}` : " · no further divergences"),
+  ];
+  replace(banner, h("div", { class: "ae-banner-text" }, parts), jump);
+}
+
+/** `compare_with`: where the other machine parts from this log, with the state diff there. */
+export function drawMachines(panel, machines, info, setIndex) {
+  panel.hidden = !machines;
+  if (!machines) return;
+  const other = info.compareWith ? `machine v${String(info.compareWith).slice(0, 12)}` : "the other machine";
+  if (machines.error) {
+    replace(panel, h("div", { class: "ae-error-text" }, `Could not compare with ${other}: ${machines.error}`));
+  } else if (machines.index === null || machines.index === undefined) {
+    replace(panel, h("div", {}, `Compared with ${other}: it folds this log to the same states at every index.`));
+  } else {
+    replace(
+      panel,
+      h("div", {}, h("strong", {}, `Compared with ${other}: `), `the machines part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
+      diffList(machines.diff),
+    );
+  }
+}
+
+export function diffList(diff) {
+  return h(
+    "ul",
+    { class: "ae-diff" },
+    (diff || []).slice(0, 30).map((c) => h("li", {}, h("code", {}, Array.isArray(c.path) ? c.path.join(".") : String(c.path)), " ", h("span", { class: "ae-before" }, JSON.stringify(c.before) ?? "—"), " → ", h("span", { class: "ae-after" }, JSON.stringify(c.after) ?? "—"))),
+  );
+}
+
+/** `explorer.compare(branch)`: both timelines as lanes, the fork and the first difference marked. */
+export function drawComparison(panel, c, length, setIndex) {
+  panel.hidden = !Object.keys(c).length;
+  if (panel.hidden) return;
+  const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
+  const summary =
+    c.index === null || c.index === undefined
+      ? h("div", {}, `The branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and this run (${formatNumber(c.lengthA)} entries) reach the same states.`)
+      : h("div", {}, `This run (${formatNumber(c.lengthA)} entries) and the branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+  const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
+  const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
+  const lane = (label, count, testid) =>
+    h(
+      "div",
+      { class: "ae-lane", "data-testid": testid },
+      h("span", { class: "ae-lane-label" }, label),
+      h(
+        "div",
+        { class: "ae-lane-track" },
+        h("span", { class: "ae-lane-bar", style: `width:${pct(count)}` }),
+        c.forkedAt !== null && c.forkedAt !== undefined ? h("span", { class: "ae-lane-mark fork", style: `left:${pct(c.forkedAt)}`, title: `fork: entries before ${c.forkedAt} are shared` }) : null,
+        c.index !== null && c.index !== undefined ? h("span", { class: "ae-lane-mark diff", style: `left:${pct(c.index)}`, title: `first difference: ${c.index}` }) : null,
+      ),
+      h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(count)} entries`),
+    );
+  const lanes = h("div", { class: "ae-lanes" }, lane("this run", c.lengthA || 0, "lane-run"), lane("branch", c.lengthB || 0, "lane-branch"));
+  const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
+  replace(panel, head, summary, lanes, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
+}

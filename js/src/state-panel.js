@@ -1,0 +1,64 @@
+// The state panel: the frame Python built for the cursor, drawn as text (value, event, context tree with
+// changed paths, children, owed effects, output, hash), or the fold's progress while the frame is pending.
+
+import { formatNumber, h, replace, shortHash } from "./dom.js";
+import { jsonTree } from "./json-tree.js";
+
+function section(label, ...content) {
+  return h("div", { class: "ae-section" }, h("div", { class: "ae-section-label" }, label), ...content);
+}
+
+export class StatePanel {
+  constructor(model) {
+    this.model = model;
+    this.folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
+    this.body = h("div", { class: "ae-state-body" });
+    this.el = h("section", { class: "ae-panel ae-state", "data-testid": "state" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "State")), this.body);
+  }
+
+  /** Draw frame `f` (at cursor `i`); `labels` maps transition ids to their chart labels. */
+  draw(f, i, labels) {
+    const model = this.model;
+    const folded = this.folded;
+    const stateBody = this.body;
+    if (f.empty) {
+      replace(stateBody, h("div", { class: "ae-muted" }, "empty log"));
+      return false;
+    }
+    if (f.pending) {
+      // Python answers this index once its background fold gets there; show how far it is.
+      const pct = Math.floor((100 * (f.built || 0)) / Math.max(1, f.length || 1));
+      replace(
+        stateBody,
+        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${formatNumber(f.length || 0)} entries folded (${pct}%)`)),
+        section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
+      );
+      return false;
+    }
+    const entry = f.entry || {};
+    const hash = f.hash || {};
+    const hashChip = hash.ok === false ? h("span", { class: "ae-chip bad", "data-testid": "hash-status" }, "hash mismatch") : hash.ok ? h("span", { class: "ae-chip ok", "data-testid": "hash-status" }, "hash ok") : h("span", { class: "ae-chip", "data-testid": "hash-status" }, "no hash");
+    const blocks = [];
+    if (f.error) blocks.push(h("div", { class: "ae-error-text" }, f.error));
+    blocks.push(
+      section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
+      section(
+        "event",
+        h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${entry.recordedAt ?? ""}`)),
+        (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : "ignored: no enabled transition in this state"),
+        h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
+      ),
+      section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [], remembered: folded })),
+    );
+    if ((f.children || []).length) blocks.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
+    if ((f.effects || []).length) {
+      blocks.push(section("effects owed", h("ul", { class: "ae-list", "data-testid": "effects" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
+    } else if (f.effectsNote) {
+      blocks.push(section("effects owed", h("div", { class: "ae-muted" }, h("button", { class: "ae-btn ae-btn-small", "data-testid": "derive-effects", onclick: () => model.send({ kind: "effects" }) }, "derive"), " ", f.effectsNote)));
+    }
+    if (f.output !== undefined) blocks.push(section("output", jsonTree(f.output, { rootPath: ["output"] })));
+    blocks.push(section("hash", h("div", { class: "ae-hash" }, hashChip, " recorded ", h("code", { title: hash.recorded || "" }, shortHash(hash.recorded)), " · replayed ", h("code", { title: hash.replayed || "" }, shortHash(hash.replayed)))));
+    replace(stateBody, blocks);
+    return true;
+  }
+}
