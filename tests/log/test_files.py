@@ -340,6 +340,10 @@ def test_write_refuses_non_json_and_unknown_formats(tmp_path: Path) -> None:
     with pytest.raises(AgentError) as caught:
         read_log(tmp_path / "x.jsonl", on_truncated="ignore")  # type: ignore[arg-type]
     assert caught.value.code == "invalid-argument"
+    with pytest.raises(AgentError):  # at the call, before any iteration
+        iter_log(tmp_path / "x.jsonl", on_truncated="ignore")  # type: ignore[arg-type]
+    with pytest.raises(FileNotFoundError):
+        read_log(tmp_path / "missing.jsonl")
     assert not list(tmp_path.iterdir())
 
 
