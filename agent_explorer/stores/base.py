@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import concurrent.futures
 import json
 import threading
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -32,6 +33,7 @@ __all__ = [
     "PreparedEntry",
     "ThreadInfo",
     "SyncStore",
+    "Portal",
     "MAX_THREAD_ID_BYTES",
     "MAX_ENTRY_ID_BYTES",
     "MAX_ENTRY_BYTES",
@@ -354,32 +356,42 @@ class EventLogStore(abc.ABC):
         """Blocking versions of the methods, for notebooks and scripts that have no event loop at hand.
 
         Calls run on a private event-loop thread owned by this store, so they work inside Jupyter
-        (whose loop is already running). Do not mix with async calls on a PostgreSQL store: its pool
-        belongs to the loop that first used it.
+        (whose loop is already running), and mix freely with async calls.
         """
         portal = self.__dict__.get("_sync_portal")
         if portal is None:
-            portal = self.__dict__.setdefault("_sync_portal", _Portal())
+            portal = self.__dict__.setdefault("_sync_portal", Portal())
         return SyncStore(self, portal)
 
 
-class _Portal:
-    """A daemon thread running an event loop, to run coroutines from synchronous code."""
+class Portal:
+    """A daemon thread running an event loop: runs coroutines for synchronous code, or keeps
+    loop-bound resources (a connection pool) on one loop whatever loop the caller is on."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str = "agent-explorer-store-sync") -> None:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._name = name
 
-    def run(self, coro: Awaitable[T]) -> T:
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule `coro` on the portal's loop (started on first use); never blocks."""
         with self._lock:
             if self._loop is None:
                 loop = asyncio.new_event_loop()
-                thread = threading.Thread(target=loop.run_forever, name="agent-explorer-store-sync", daemon=True)
+                thread = threading.Thread(target=loop.run_forever, name=self._name, daemon=True)
                 thread.start()
                 self._loop, self._thread = loop, thread
             loop = self._loop
-        return asyncio.run_coroutine_threadsafe(coro, loop).result()  # type: ignore[arg-type]
+        return asyncio.run_coroutine_threadsafe(coro, loop)
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the portal's loop and wait for it (from synchronous code)."""
+        return self.submit(coro).result()
+
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro`, run on the portal's loop, from any other event loop."""
+        return await asyncio.wrap_future(self.submit(coro))
 
     def is_current(self) -> bool:
         return self._thread is threading.current_thread()
@@ -398,7 +410,7 @@ class _Portal:
 class SyncStore:
     """Thin blocking facade over an EventLogStore (see `EventLogStore.sync`)."""
 
-    def __init__(self, store: EventLogStore, portal: _Portal) -> None:
+    def __init__(self, store: EventLogStore, portal: Portal) -> None:
         self._store = store
         self._portal = portal
 

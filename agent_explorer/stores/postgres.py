@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from typing import Any, TypeVar
 
 import psycopg
 import psycopg_pool
@@ -21,6 +21,7 @@ from psycopg import sql
 from ..errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
 from .base import (
     EventLogStore,
+    Portal,
     PreparedEntry,
     ThreadInfo,
     check_index,
@@ -34,6 +35,8 @@ from .base import (
 from .sqlite import check_identifier
 
 __all__ = ["PostgresEventLogStore"]
+
+T = TypeVar("T")
 
 # Reads larger than this are parsed on a worker thread so the event loop keeps serving.
 _PARSE_OFF_LOOP = 2000
@@ -59,7 +62,9 @@ class PostgresEventLogStore(EventLogStore):
     with the thread's actual length. Batch parameters go as binary arrays (`param_format="binary"`,
     the default); `"text"` exists to measure the difference. `fork` is one `INSERT ... SELECT`.
 
-    The pool belongs to the event loop that first uses the store.
+    The pool and all queries run on a loop thread owned by the store, so one store serves callers
+    on any event loop (Jupyter's, `asyncio.run` per call, the `sync` facade) at the cost of one
+    thread hop per call.
     """
 
     def __init__(
@@ -89,7 +94,9 @@ class PostgresEventLogStore(EventLogStore):
         self._min_size, self._max_size, self._timeout = min_size, max_size, float(timeout)
         self._migrate = migrate
         self._pool: psycopg_pool.AsyncConnectionPool | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        # The pool and every query live on this store's own loop thread, so the store works from
+        # any event loop (asyncio.run per call, Jupyter's loop, several loops at once).
+        self._io = Portal(name="agent-explorer-postgres")
         self._opening: asyncio.Lock | None = None
         self._closed = False
         self._build_statements()
@@ -176,19 +183,11 @@ class PostgresEventLogStore(EventLogStore):
             raise AgentStoreError(f"PostgreSQL failed during {what} on {self.qualified_table}: {error}") from error
 
     async def _get_pool(self) -> psycopg_pool.AsyncConnectionPool:
-        if self._closed:
-            raise AgentStoreError(f"{self!r} is closed")
-        loop = asyncio.get_running_loop()
-        if self._loop is not None and self._loop is not loop:
-            raise AgentStoreError(
-                f"{self!r} was opened on another event loop; its connection pool cannot move between loops. "
-                "Create one store per loop (or use only store.sync)."
-            )
+        """The pool, opened (and the table created) on first use; runs on the store's own loop."""
         if self._pool is not None:
             return self._pool
         if self._opening is None:
             self._opening = asyncio.Lock()
-            self._loop = loop
         async with self._opening:
             if self._pool is None:
                 pool = psycopg_pool.AsyncConnectionPool(
@@ -232,8 +231,18 @@ class PostgresEventLogStore(EventLogStore):
 
     # --- the contract --------------------------------------------------------------------------------
 
+    async def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run one operation on the store's loop and await it from the caller's loop."""
+        if self._closed:
+            coro.close()
+            raise AgentStoreError(f"{self!r} is closed")
+        return await self._io.call(coro)
+
     async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
         thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
+        return await self._run(self._append(thread_id, expected_index, prepared))
+
+    async def _append(self, thread_id: str, expected_index: int, prepared: list[PreparedEntry]) -> int:
         pool = await self._get_pool()
         async with self._translate(f"append to thread {thread_id!r}"), pool.connection() as conn:
             return await self._append_on(conn, thread_id, expected_index, prepared)
@@ -281,6 +290,9 @@ class PostgresEventLogStore(EventLogStore):
     ) -> list[str]:
         thread_id = check_thread_id(thread_id)
         start, stop = check_window(from_index, to_index, limit)
+        return await self._run(self._read_raw(thread_id, start, stop))
+
+    async def _read_raw(self, thread_id: str, start: int, stop: int | None) -> list[str]:
         pool = await self._get_pool()
         async with self._translate(f"read of thread {thread_id!r}"):
             async with pool.connection() as conn:
@@ -301,6 +313,9 @@ class PostgresEventLogStore(EventLogStore):
 
     async def length(self, thread_id: str) -> int:
         thread_id = check_thread_id(thread_id)
+        return await self._run(self._length(thread_id))
+
+    async def _length(self, thread_id: str) -> int:
         pool = await self._get_pool()
         async with self._translate(f"length of thread {thread_id!r}"):
             async with pool.connection() as conn:
@@ -310,6 +325,9 @@ class PostgresEventLogStore(EventLogStore):
         thread_id = check_thread_id(thread_id)
         new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
         up_to_index = check_index(up_to_index, "up_to_index")
+        return await self._run(self._fork(thread_id, new_thread_id, up_to_index))
+
+    async def _fork(self, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
         pool = await self._get_pool()
         async with self._translate(f"fork of thread {thread_id!r}"), pool.connection() as conn:
 
@@ -331,6 +349,9 @@ class PostgresEventLogStore(EventLogStore):
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         limit = check_index(limit, "limit")
         offset = check_index(offset, "offset")
+        return await self._run(self._list_threads(limit, offset))
+
+    async def _list_threads(self, limit: int, offset: int) -> list[ThreadInfo]:
         pool = await self._get_pool()
         async with self._translate("list of threads"):
             async with pool.connection() as conn:
@@ -339,7 +360,10 @@ class PostgresEventLogStore(EventLogStore):
 
     async def aclose(self) -> None:
         await super().aclose()
+        if self._closed:
+            return
         self._closed = True
         pool, self._pool = self._pool, None
         if pool is not None:
-            await pool.close()
+            await self._io.call(pool.close())
+        await asyncio.to_thread(self._io.close)

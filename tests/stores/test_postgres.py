@@ -116,12 +116,28 @@ async def test_text_parameters_work_too(dsn: str, schema: str) -> None:
         assert await store.read("t") == make_entries(0, 5)
 
 
-async def test_store_is_bound_to_its_event_loop(dsn: str, schema: str) -> None:
-    store = PostgresEventLogStore(dsn, schema=schema)
-    await store.length("t")
-    with pytest.raises(AgentStoreError, match="another event loop"):
-        await asyncio.to_thread(lambda: asyncio.run(store.length("t")))
-    await store.aclose()
+def test_one_store_serves_callers_on_any_event_loop(dsn: str, pg_schema: str) -> None:
+    # As the explorer does in a notebook: asyncio.run per call, from several threads, plus the
+    # blocking facade; the pool stays on the store's own loop thread throughout.
+    store = PostgresEventLogStore(dsn, schema=pg_schema)
+    try:
+        assert asyncio.run(store.append(thread_id="t", expected_index=0, entries=make_entries(0, 2))) == 2
+        assert asyncio.run(store.length("t")) == 2
+
+        def in_another_thread() -> int:
+            return asyncio.run(store.append(thread_id="t", expected_index=2, entries=[make_entry(2)]))
+
+        import concurrent.futures
+
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            assert pool.submit(in_another_thread).result() == 3
+        assert store.sync.length("t") == 3
+        assert [e["index"] for e in asyncio.run(store.read("t"))] == [0, 1, 2]
+    finally:
+        asyncio.run(store.aclose())
+        asyncio.run(drop_schema(dsn, pg_schema))
+    with pytest.raises(AgentStoreError, match="closed"):
+        asyncio.run(store.length("t"))
 
 
 def test_sync_facade_against_postgres(dsn: str, pg_schema: str) -> None:
