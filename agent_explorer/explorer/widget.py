@@ -287,6 +287,15 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
     def __len__(self) -> int:
         return len(self._entries)
 
+    def __repr__(self) -> str:
+        # ipywidgets' default repr lists every trait (the DOT source, the frame...): far too much for a REPL.
+        info = self.info or {}
+        status = (self.verification or {}).get("status")
+        return (
+            f"Explorer(machine={info.get('machineId')!r} v{info.get('machineVersion')}, "
+            f"entries={len(self._entries)}, index={self.index}, verification={status!r})"
+        )
+
     # -- messages from the front end --------------------------------------------------------------------
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:

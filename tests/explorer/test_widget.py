@@ -505,3 +505,12 @@ def test_branch_append_parses_with_the_machine_schemas() -> None:
     assert approved.value == "refunding" and not approved.ignored
     again = branch.append({"type": "APPROVE", "approver": "kim"})
     assert again.ignored and "ignored in state 'refunding'" in again.message
+
+
+def test_repr_is_one_line(machine: Any, entries: list[dict[str, Any]]) -> None:
+    ex = Explorer(machine, entries)
+    ex.index = 4
+    assert (
+        repr(ex)
+        == "Explorer(machine='agent' v1, entries=9, index=4, verification='ok')"
+    )
