@@ -5,10 +5,10 @@ acting (invoke) -> idle, with error, timeout and cancel paths and an `assign` th
 history list capped at 20), 100,000 events, folded by this engine and by XState in Node
 (benchmarks/node/fold.mjs, the twin machine). Prints events/s for both and their ratio, with and
 without computing the persisted snapshot's `state_hash` at every step, and checks both folds end
-in the same persisted snapshot (hash). Node folds twice (before and after Python); each side
-reports its best run.
+in the same persisted snapshot (hash). The two sides run in interleaved rounds; each reports its
+best run.
 
-    .venv/bin/python benchmarks/fold.py [--events 100000] [--repeat 2] [--seed 7]
+    .venv/bin/python benchmarks/fold.py [--events 100000] [--rounds 2] [--seed 7]
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def run_node(events_path: Path) -> dict[str, Any] | None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=2, help="Python folds per mode; the best is kept")
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per side; the best is kept")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
@@ -186,13 +186,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         events_path = Path(tmp) / "events.json"
         events_path.write_text(json.dumps(events))
-        # Node runs before and after the Python folds; each side keeps its best, so a burst of load
-        # on this shared machine does not land on one side only.
-        node_runs = [run_node(events_path)]
+        # Rounds interleave the two sides (Node, then Python plain and hashed); each side keeps its
+        # best, so a burst of load on this shared machine does not land on one side only.
         fold_python(machine, events[:2000], False)  # warm the configuration caches like Node's JIT warm-up
-        plain = min((fold_python(machine, events, False) for _ in range(args.repeat)), key=lambda r: r[0])
-        hashed = min((fold_python(machine, events, True) for _ in range(args.repeat)), key=lambda r: r[0])
-        node_runs.append(run_node(events_path))
+        node_runs = []
+        plains, hasheds = [], []
+        for _ in range(args.rounds):
+            node_runs.append(run_node(events_path))
+            plains.append(fold_python(machine, events, False))
+            hasheds.append(fold_python(machine, events, True))
+        plain = min(plains, key=lambda r: r[0])
+        hashed = min(hasheds, key=lambda r: r[0])
     node_result = None
     if all(r is not None for r in node_runs):
         node_result = dict(node_runs[0])  # type: ignore[arg-type]
