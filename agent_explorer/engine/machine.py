@@ -286,6 +286,24 @@ class Machine:
             error=persisted.get("error", UNDEFINED),
         )
 
+    def adopt(self, snapshot: Snapshot) -> Snapshot:
+        """The same snapshot bound to this machine's nodes (e.g. one made by the machine this one
+        was `provide`d from), keeping XState's node order; raises if a state does not exist here."""
+        if snapshot._machine is self:
+            return snapshot
+        try:
+            nodes = tuple(self.id_map[n.id] for n in snapshot._config.nodes)
+            history = {hid: tuple(self.id_map[n.id] for n in hs) for hid, hs in snapshot._history.items()}
+        except KeyError as exc:
+            raise AgentError(
+                f"Snapshot of machine '{snapshot._machine.id}' is in state {exc.args[0]!r}, which machine "
+                f"'{self.id}' does not have. Restore it through a migration instead.",
+                code="invalid-snapshot",
+            ) from None
+        return Snapshot(self, self.configuration(nodes), snapshot._context, status=snapshot._status,
+                        children=snapshot._children, history=history, output=snapshot._output,
+                        error=snapshot._error)
+
     def initial_persisted_snapshot(self, input: Any) -> dict[str, Any]:
         """As a child actor logic: the persisted initial snapshot XState records for it."""
         from .transition import initial_transition

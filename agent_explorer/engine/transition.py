@@ -19,6 +19,10 @@ against XState 5.33.3 in tests/engine):
   `"#_parent"` always raises under the pure API (the throwaway actor has no parent).
 - `spawn_child` without `id` keys the child by the string "undefined", as XState's pure API does.
 
+A snapshot made by another Machine object (e.g. before `provide`) is first re-bound to the given
+machine's nodes (`machine.adopt`), so the given machine's implementations run; XState would keep
+using the snapshot's own machine.
+
 Not reproduced: `spawn` inside `assign` (use `spawn_child`), actor references in context,
 `sendParent` from child machines, `systemId` registry collisions, snapshot events for `onSnapshot`
 (pure: nothing runs), and XState's wrapping of guard exceptions in its own message (the original
@@ -55,7 +59,7 @@ def initial_transition(machine: Machine, input: Any = None) -> tuple[Snapshot, l
 def transition(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> tuple[Snapshot, list[ExecutableAction]]:
     """The next snapshot and the actions owed for one event. Exceptions propagate (as in XState)."""
     scope = Scope(machine)
-    return macrostep(scope, snapshot, _check_event(event)), scope.actions
+    return macrostep(scope, machine.adopt(snapshot), _check_event(event)), scope.actions
 
 
 def transition_with_trace(
@@ -67,7 +71,7 @@ def transition_with_trace(
     if snapshot is None:
         result = initial_step(scope, machine, UNDEFINED if input is None else input)
     else:
-        result = macrostep(scope, snapshot, _check_event(event))
+        result = macrostep(scope, machine.adopt(snapshot), _check_event(event))
     assert scope.trace is not None
     return result, scope.actions, [step.to_dict() for step in scope.trace]
 
@@ -75,7 +79,7 @@ def transition_with_trace(
 def get_microsteps(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> list[Microstep]:
     """Each microstep of one event: `.snapshot`, `.actions`, `.event`, `.transitions`, `.exited`, `.entered`."""
     scope = Scope(machine, trace=True)
-    macrostep(scope, snapshot, _check_event(event))
+    macrostep(scope, machine.adopt(snapshot), _check_event(event))
     assert scope.trace is not None
     return scope.trace
 

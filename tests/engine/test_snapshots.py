@@ -120,3 +120,17 @@ def test_transition_with_trace_lists_microsteps() -> None:
     assert init_trace[0]["entered"][0] == "m" and init_trace[0]["event"] == {"type": "xstate.init"}
     steps = get_microsteps(m, s, {"type": "NEXT"})
     assert len(steps) == 1 and steps[0].snapshot is not None and steps[0].snapshot.value == {"running": {"a": "a2", "b": "b1"}}
+
+
+def test_a_provided_machine_continues_snapshots_of_the_original() -> None:
+    calls: list[str] = []
+    m = setup(actions={"hello": lambda c, e, p: calls.append("old")}).create_machine(
+        {"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "b"}}, "b": {"entry": "hello"}}}
+    )
+    s, _ = initial_transition(m)
+    provided = m.provide(actions={"hello": lambda c, e, p: calls.append("new")})
+    s2, actions = transition(provided, s, {"type": "GO"})
+    assert s2.machine is provided and s2.value == "b"
+    for action in actions:
+        action.exec()
+    assert calls == ["new"]
