@@ -19,6 +19,11 @@ against XState 5.33.3 in tests/engine):
   `"#_parent"` always raises under the pure API (the throwaway actor has no parent).
 - `spawn_child` without `id` keys the child by the string "undefined", as XState's pure API does.
 
+A snapshot restored from persisted JSON is XState's restored snapshot: its active nodes are rebuilt
+from the value, so their order (and, after unusual multi-target transitions, the completed set) can
+differ from the live snapshot's, and later action order or parallel conflict resolution with it.
+XState behaves the same; keep live snapshots as checkpoints when a fold must equal a full fold.
+
 A snapshot made by another Machine object (e.g. before `provide`) is first re-bound to the given
 machine's nodes (`machine.adopt`), so the given machine's implementations run; XState would keep
 using the snapshot's own machine.
