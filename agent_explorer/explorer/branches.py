@@ -67,7 +67,7 @@ def validate_event(machine: Any, snapshot: Any, event: Any) -> dict[str, Any]:
         parsed = parse_agent_event(
             snapshot if snapshot is not None else machine, dict(event)
         )
-        return dict(parsed) if isinstance(parsed, Mapping) else parsed  # type: ignore[return-value]
+        return dict(parsed) if isinstance(parsed, Mapping) else parsed
     return dict(event)
 
 

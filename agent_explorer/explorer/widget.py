@@ -56,7 +56,7 @@ def _css() -> Path | str:
     return css if css.exists() else ""
 
 
-class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
+class Explorer(anywidget.AnyWidget):
     """A recorded run, opened: statechart, index slider, event table, state, divergence and usage panels.
 
     `Explorer(machine, entries)` or `Explorer.from_store(store, thread_id, machine)`; `explorer.index` is
@@ -102,7 +102,7 @@ class Explorer(anywidget.AnyWidget):  # type: ignore[misc]
         # No copy of a list (a 1M-entry log is opened as is); entries are only ever read.
         log: list[dict[str, Any]] = (
             entries if isinstance(entries, list) else [dict(e) for e in entries]
-        )  # type: ignore[assignment]
+        )
         if not log:
             raise AgentError(
                 "Explorer needs a log with at least its @agent.init entry; got an empty log",
