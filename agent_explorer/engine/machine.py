@@ -216,10 +216,14 @@ class Machine:
 
     # -- persistence -------------------------------------------------------------------------------
 
-    def get_persisted_snapshot(self, snapshot: Snapshot) -> dict[str, Any]:
+    def get_persisted_snapshot(self, snapshot: Snapshot, *, exact: bool = False) -> dict[str, Any]:
         """Exactly the JSON XState v5's `getPersistedSnapshot` gives for the same machine and events.
 
         Nested values are shared with the snapshot: treat the result as read-only.
+        `exact=True` adds `"_nodes"` (the active state ids in XState's internal order) so that
+        `restore_snapshot` rebuilds the very same snapshot, which then continues exactly like the
+        live one (plain XState restores can differ, see transition.py). For checkpoints only:
+        never hash or journal that form.
         """
         persisted: dict[str, Any] = {"status": snapshot._status}
         if snapshot._output is not UNDEFINED:
@@ -236,22 +240,27 @@ class Machine:
         persisted["context"] = snapshot._context
         children = snapshot._children
         persisted["children"] = {cid: child.persisted() for cid, child in children.items()} if children else {}
+        if exact:
+            persisted["_nodes"] = [n.id for n in snapshot._config.nodes]
         return persisted
 
     def restore_snapshot(self, persisted: Mapping[str, Any]) -> Snapshot:
-        """The inverse of get_persisted_snapshot (XState's restoreSnapshot)."""
+        """The inverse of get_persisted_snapshot (XState's restoreSnapshot; exact with `"_nodes"`)."""
         from .algorithm import get_all_state_nodes, get_state_nodes
 
         value = persisted["value"]
         try:
-            listed = get_state_nodes(self.root, value)
-        except ValueError as exc:
+            if "_nodes" in persisted:
+                nodes = tuple(self.id_map[node_id] for node_id in persisted["_nodes"])
+            else:
+                listed = get_state_nodes(self.root, value)
+                nodes = tuple(get_all_state_nodes(dict.fromkeys(listed)))
+        except (ValueError, KeyError) as exc:
             raise AgentError(
                 f"Persisted snapshot value {value!r} does not fit machine '{self.id}': {exc}. Was it "
                 f"persisted by another machine or version?",
                 code="invalid-snapshot",
             ) from None
-        nodes = tuple(get_all_state_nodes(dict.fromkeys(listed)))
         history: dict[str, tuple[StateNode, ...]] = {}
         for hid, items in (persisted.get("historyValue") or {}).items():
             resolved = tuple(self.id_map[item["id"]] for item in items if item.get("id") in self.id_map)

@@ -22,7 +22,8 @@ against XState 5.33.3 in tests/engine):
 A snapshot restored from persisted JSON is XState's restored snapshot: its active nodes are rebuilt
 from the value, so their order (and, after unusual multi-target transitions, the completed set) can
 differ from the live snapshot's, and later action order or parallel conflict resolution with it.
-XState behaves the same; keep live snapshots as checkpoints when a fold must equal a full fold.
+XState behaves the same. When a fold from a checkpoint must equal the full fold, checkpoint with
+`machine.get_persisted_snapshot(snapshot, exact=True)` (adds `"_nodes"`; never hash that form).
 
 A snapshot made by another Machine object (e.g. before `provide`) is first re-bound to the given
 machine's nodes (`machine.adopt`), so the given machine's implementations run; XState would keep
