@@ -47,8 +47,10 @@ export class UsagePanel {
       if (key === "byModel") continue;
       rows.push(h("span", { class: "ae-k" }, key), h("span", { class: "ae-v" }, formatNumber(value)));
     }
-    for (const [model, totals] of Object.entries((usage || {}).byModel || {})) {
-      rows.push(h("span", { class: "ae-k ae-model" }, model), h("span", { class: "ae-v" }, formatNumber(totals.totalTokens ?? Object.values(totals)[0] ?? 0)));
+    const models = Object.entries((usage || {}).byModel || {});
+    if (models.length) rows.push(h("span", { class: "ae-k ae-subhead" }, "totalTokens by model"), h("span", {}));
+    for (const [model, totals] of models) {
+      rows.push(h("span", { class: "ae-k ae-model", title: model }, model), h("span", { class: "ae-v" }, formatNumber(totals.totalTokens ?? 0)));
     }
     if (!rows.length) rows.push(h("span", { class: "ae-muted" }, "nothing spent yet"));
     replace(this.totals, rows);
