@@ -515,3 +515,42 @@ def test_repr_is_one_line(machine: Any, entries: list[dict[str, Any]]) -> None:
         repr(ex)
         == "Explorer(machine='agent' v1, entries=9, index=4, verification='ok')"
     )
+
+
+@pytest.mark.postgres
+async def test_from_a_postgres_store_inside_a_running_loop(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
+    """The shared store: read, fork and append from notebook-style code while the caller's loop runs."""
+    import os
+    import uuid
+
+    dsn = os.environ.get("AGENT_EXPLORER_TEST_PG_DSN")
+    if not dsn:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("CI=true but AGENT_EXPLORER_TEST_PG_DSN is not set")
+        pytest.skip(
+            "no PostgreSQL: set AGENT_EXPLORER_TEST_PG_DSN (scripts/pg_cluster.sh start DIR prints one)"
+        )
+    from agent_explorer.stores import PostgresEventLogStore
+
+    thread = f"explorer-{uuid.uuid4().hex[:8]}"
+    store = PostgresEventLogStore(dsn)
+    try:
+        await store.append(thread_id=thread, expected_index=0, entries=entries)
+        ex = Explorer.from_store(store, thread, machine)
+        assert (
+            len(ex) == 9
+            and ex.verification["status"] == "ok"
+            and ex.info["threadId"] == thread
+        )
+        branch = ex.fork(at=3, new_thread_id=f"{thread}-b")
+        assert branch.append({"type": "CANCEL"}).value == "idle"
+        assert [e["event"]["type"] for e in await store.read(f"{thread}-b")][
+            -1
+        ] == "CANCEL"
+        assert await store.length(thread) == 9
+    finally:
+        close = getattr(store, "aclose", None)
+        if close is not None:
+            await close()
