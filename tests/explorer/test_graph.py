@@ -203,3 +203,54 @@ def test_hostile_names_render_as_escaped_svg_text(
     for svg_id in graph.nodes.values():
         if svg_id != "t-root":
             assert f'id="{svg_id.replace("-", "&#45;")}"' in svg
+
+
+SAMPLE_MACHINES = [
+    "inbox:inbox_agent",
+    "planner:planner_agent",
+    "research:research_agent",
+    "support:support_agent_v2",
+]
+
+
+@pytest.mark.node
+@pytest.mark.parametrize(
+    "ref", SAMPLE_MACHINES, ids=[r.split(":")[1] for r in SAMPLE_MACHINES]
+)
+def test_the_sample_agents_lay_out_with_every_state_and_transition(
+    ref: str, tmp_path: Path
+) -> None:
+    """Real agent charts (invokes, decisions, plans, timers) go through real Graphviz without errors."""
+    import importlib
+
+    if (
+        shutil.which("node") is None
+        or not (JS_DIR / "node_modules" / "@viz-js" / "viz").exists()
+    ):
+        pytest.skip("node or js/node_modules missing (run `npm ci` in js/)")
+    module, attr = ref.split(":")
+    machine = getattr(importlib.import_module(f"agent_explorer.samples.{module}"), attr)
+    graph = build_graph(machine.definition, token="t")
+    assert set(graph.nodes) == {n["id"] for n in iter_nodes(machine.definition)}
+    assert {t["id"] for t in iter_transitions(machine.definition)} <= set(graph.edges)
+    dot_file = tmp_path / "g.dot"
+    dot_file.write_text(graph.dot)
+    script = (
+        "import { instance } from '@viz-js/viz'; import { readFileSync } from 'node:fs';"
+        "const r = (await instance()).render(readFileSync(process.argv[1], 'utf8'), { format: 'svg' });"
+        "process.stdout.write(JSON.stringify({ status: r.status, errors: r.errors, output: r.output }));"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(dot_file)],
+        cwd=JS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    result = json.loads(done.stdout)
+    assert result["status"] == "success", result["errors"]
+    assert [e for e in result["errors"] if e.get("level") == "error"] == []
+    for ids in graph.edges.values():
+        for svg_id in ids:
+            assert f'id="{svg_id.replace("-", "&#45;")}"' in result["output"]
