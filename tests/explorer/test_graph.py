@@ -25,6 +25,31 @@ JS_DIR = HERE.parents[1] / "js"
 XSS = "<img src=x onerror=alert(1)>"
 
 
+def render_with_viz(dot: str, tmp_path: Path) -> dict[str, Any]:
+    """Lay `dot` out with viz-js (Graphviz in WebAssembly, as the browser does) in Node; its result object."""
+    if (
+        shutil.which("node") is None
+        or not (JS_DIR / "node_modules" / "@viz-js" / "viz").exists()
+    ):
+        pytest.skip("node or js/node_modules missing (run `npm ci` in js/)")
+    dot_file = tmp_path / "g.dot"
+    dot_file.write_text(dot)
+    script = (
+        "import { instance } from '@viz-js/viz'; import { readFileSync } from 'node:fs';"
+        "const r = (await instance()).render(readFileSync(process.argv[1], 'utf8'), { format: 'svg' });"
+        "process.stdout.write(JSON.stringify({ status: r.status, errors: r.errors, output: r.output }));"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(dot_file)],
+        cwd=JS_DIR,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
 @pytest.fixture
 def definition() -> dict[str, Any]:
     return json.loads((HERE / "sample_definition.json").read_text())
@@ -171,35 +196,14 @@ def test_hostile_names_render_as_escaped_svg_text(
     definition: dict[str, Any], tmp_path: Path
 ) -> None:
     """Real Graphviz (viz-js WebAssembly, as in the browser) lays the DOT out; labels come back as text."""
-    if (
-        shutil.which("node") is None
-        or not (JS_DIR / "node_modules" / "@viz-js" / "viz").exists()
-    ):
-        pytest.skip("node or js/node_modules missing (run `npm ci` in js/)")
     graph = build_graph(hostile(definition), token="t")
-    dot_file = tmp_path / "g.dot"
-    dot_file.write_text(graph.dot)
-    script = (
-        "import { instance } from '@viz-js/viz'; import { readFileSync } from 'node:fs';"
-        "const r = (await instance()).render(readFileSync(process.argv[1], 'utf8'), { format: 'svg' });"
-        "process.stdout.write(JSON.stringify({ status: r.status, errors: r.errors, output: r.output }));"
-    )
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script, str(dot_file)],
-        cwd=JS_DIR,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result = json.loads(done.stdout)
+    result = render_with_viz(graph.dot, tmp_path)
     assert result["status"] == "success", result["errors"]
     svg = result["output"]
     assert "&lt;img src=x onerror=alert(1)&gt;" in svg
     assert "<img" not in svg
-    assert (
-        "<title>evil</title>" not in svg
-    )  # no node was smuggled in through the guard name
+    # no node was smuggled in through the guard name
+    assert "<title>evil</title>" not in svg
     for svg_id in graph.nodes.values():
         if svg_id != "t-root":
             assert f'id="{svg_id.replace("-", "&#45;")}"' in svg
@@ -233,22 +237,7 @@ def test_the_sample_agents_lay_out_with_every_state_and_transition(
     graph = build_graph(machine.definition, token="t")
     assert set(graph.nodes) == {n["id"] for n in iter_nodes(machine.definition)}
     assert {t["id"] for t in iter_transitions(machine.definition)} <= set(graph.edges)
-    dot_file = tmp_path / "g.dot"
-    dot_file.write_text(graph.dot)
-    script = (
-        "import { instance } from '@viz-js/viz'; import { readFileSync } from 'node:fs';"
-        "const r = (await instance()).render(readFileSync(process.argv[1], 'utf8'), { format: 'svg' });"
-        "process.stdout.write(JSON.stringify({ status: r.status, errors: r.errors, output: r.output }));"
-    )
-    done = subprocess.run(
-        ["node", "--input-type=module", "-e", script, str(dot_file)],
-        cwd=JS_DIR,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    result = json.loads(done.stdout)
+    result = render_with_viz(graph.dot, tmp_path)
     assert result["status"] == "success", result["errors"]
     assert [e for e in result["errors"] if e.get("level") == "error"] == []
     for ids in graph.edges.values():
