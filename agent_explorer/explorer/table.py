@@ -7,6 +7,7 @@ rows. Filters are computed once per (type, text) and cached as index lists. Read
 from __future__ import annotations
 
 import bisect
+import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -51,11 +52,14 @@ class EventTable:
         self._cache: dict[tuple[str, str], tuple[int, list[int]]] = {}
         self._types: Counter[str] = Counter()
         self._typed_upto = 0
+        # The explorer's background thread pages too (divergence flags); caches must not be extended twice.
+        self._lock = threading.RLock()
 
     def types(self) -> list[list[Any]]:
         """`[[type, count], ...]` most frequent first, for the type filter's menu."""
-        self._count_types()
-        return [[t, c] for t, c in self._types.most_common()]
+        with self._lock:
+            self._count_types()
+            return [[t, c] for t, c in self._types.most_common()]
 
     def _count_types(self) -> None:
         self._types.update(map(_type_of, self.entries[self._typed_upto :]))
@@ -69,6 +73,10 @@ class EventTable:
         needle = (text or "").strip().lower()
         if not type_filter and not needle:
             return None
+        with self._lock:
+            return self._matches(type_filter, needle)
+
+    def _matches(self, type_filter: str, needle: str) -> list[int]:
         key = (type_filter, needle)
         cached = self._cache.get(key)
         if cached is None:
