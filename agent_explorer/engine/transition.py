@@ -20,9 +20,9 @@ against XState 5.33.3 in tests/engine):
 - `spawn_child` without `id` keys the child by the string "undefined", as XState's pure API does.
 
 A snapshot restored from persisted JSON is XState's restored snapshot: its active nodes are rebuilt
-from the value, so their order (and, after unusual multi-target transitions, the completed set) can
-differ from the live snapshot's, and later action order or parallel conflict resolution with it.
-XState behaves the same. When a fold from a checkpoint must equal the full fold, checkpoint with
+from the value, so their order (and, after multi-target transitions XState does not reject, the
+set) can differ from the live snapshot's. That shows later in the order of deep-history records
+(so in state hashes), of eventless transitions and of actions. XState behaves the same. When a fold from a checkpoint must equal the full fold, checkpoint with
 `machine.get_persisted_snapshot(snapshot, exact=True)` (adds `"_nodes"`; never hash that form).
 
 A snapshot made by another Machine object (e.g. before `provide`) is first re-bound to the given

@@ -60,20 +60,33 @@ function norm(action) {
 
 function errorText(e) { return String(e && e.message || e); }
 
+// Markers the generator uses where a config needs a function: replaced by the same function on both sides.
+function withFunctions(node) {
+  if (Array.isArray(node)) return node.map(withFunctions);
+  if (!node || typeof node !== 'object') return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'context' && v === 'FROM_INPUT') out[k] = ({ input }) => ({ n: input?.n ?? 0, seen: [] });
+    else if (k === 'output' && v === 'OUTPUT_FN') out[k] = ({ context, event }) => ({ n: context.n, ev: event.type, out: event.output ?? null });
+    else out[k] = withFunctions(v);
+  }
+  return out;
+}
+
 const { cases } = JSON.parse(readFileSync(0, 'utf8'));
 const out = [];
 for (const c of cases) {
   const steps = [];
   let machine;
   try {
-    machine = setup(impl).createMachine(c.config);
+    machine = setup(impl).createMachine(withFunctions(c.config));
   } catch (e) {
     out.push({ buildError: errorText(e) });
     continue;
   }
   let snapshot;
   try {
-    const [s, actions] = initialTransition(machine, c.input);
+    const [s, actions] = c.input === null ? initialTransition(machine) : initialTransition(machine, c.input);
     snapshot = s;
     steps.push({ persisted: clean(machine.getPersistedSnapshot(s)), actions: actions.map(norm) });
   } catch (e) {

@@ -140,7 +140,7 @@ class _Gen:
         elif kind == "final":
             config["type"] = "final"
             if rng.random() < 0.5:
-                config["output"] = {"from": sid}
+                config["output"] = {"from": sid} if rng.random() < 0.5 else "OUTPUT_FN"
         if rng.random() < 0.4:
             config["entry"] = self.actions()
         if rng.random() < 0.3:
@@ -195,7 +195,7 @@ class _Gen:
         else:
             root["initial"] = next(iter(states))
         if rng.random() < 0.5:
-            root["output"] = {"done": True}
+            root["output"] = {"done": True} if rng.random() < 0.5 else "OUTPUT_FN"
         targets = [sid for sid, _, _ in self.nodes]
         plain = [(sid, cfg) for sid, cfg, kind in self.nodes if kind != "history"] + [("m", root)]
         for sid, cfg in plain:
@@ -247,13 +247,34 @@ class _Gen:
         return out
 
 
+def with_functions(node: Any) -> Any:
+    """Replace the generator's function markers by the Python twins of fuzz_oracle.mjs's functions."""
+    if isinstance(node, list):
+        return [with_functions(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "context" and value == "FROM_INPUT":
+            out[key] = lambda input: {"n": (input or {}).get("n", 0), "seen": []}
+        elif key == "output" and value == "OUTPUT_FN":
+            out[key] = lambda c, e, p: {"n": c["n"], "ev": e["type"], "out": e.get("output")}
+        else:
+            out[key] = with_functions(value)
+    return out
+
+
 def make_cases(seeds: range, events: int = 12) -> list[dict[str, Any]]:
     """One case per seed; every third case restores from the persisted JSON after each step."""
     cases = []
     for seed in seeds:
         gen = _Gen(seed)
         config = gen.machine()
-        cases.append({"seed": seed, "config": config, "input": None, "events": gen.events(events),
+        machine_input = None
+        if seed % 4 == 1:
+            config["context"] = "FROM_INPUT"
+            machine_input = {"n": seed % 7}
+        cases.append({"seed": seed, "config": config, "input": machine_input, "events": gen.events(events),
                       "restore": seed % 3 == 2})
     return cases
 
@@ -277,14 +298,14 @@ def compare_case(case: dict[str, Any], expected: dict[str, Any]) -> list[str]:
     seed = case["seed"]
     if "buildError" in expected:
         return [f"seed {seed}: XState rejected the generated config: {expected['buildError']}"]
-    machine = implementations().create_machine(case["config"])
+    machine = implementations().create_machine(with_functions(case["config"]))
     if "initialThrew" in expected:
         try:
-            initial_transition(machine)
+            initial_transition(machine, input=case["input"])
         except Exception:  # noqa: BLE001 - XState threw as well
             return []
         return [f"seed {seed}: XState's initialTransition threw {expected['initialThrew']!r}, the engine did not"]
-    snapshot, actions = initial_transition(machine)
+    snapshot, actions = initial_transition(machine, input=case["input"])
     problems: list[str] = []
     steps = expected["steps"]
     for index, step in enumerate(steps):
