@@ -84,15 +84,19 @@ class Branch:
         store: Any = None,
         thread_id: str | None = None,
         source: ReplaySource | None = None,
+        check_version: bool = True,
     ) -> None:
         self.machine = machine
+        self.check_version = check_version
         self.entries: list[dict[str, Any]] = [dict(e) for e in entries]
         self.forked_at = forked_at
         self.parent_thread_id = parent_thread_id
         self.store = store
         self.thread_id = thread_id
         self.source: ReplaySource = (
-            source if source is not None else open_source(machine, self.entries)
+            source
+            if source is not None
+            else open_source(machine, self.entries, check_version=check_version)
         )
         self.appended: list[AppendResult] = []
 
@@ -106,6 +110,7 @@ class Branch:
         store: Any = None,
         thread_id: str | None = None,
         new_thread_id: str | None = None,
+        check_version: bool = True,
     ) -> Branch:
         """Fork `[0, at)`: through `store.fork` when the run lives in a store, else `fork_event_log`."""
         if (
@@ -132,8 +137,10 @@ class Branch:
                 parent_thread_id=thread_id,
                 store=store,
                 thread_id=new_id,
+                check_version=check_version,
             )
-        return cls(machine, api("fork_event_log")(list(entries), at), forked_at=at)
+        prefix = api("fork_event_log")(list(entries), at)
+        return cls(machine, prefix, forked_at=at, check_version=check_version)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -177,7 +184,9 @@ class Branch:
         if callable(appender):
             appender(entry)
         else:  # a source that cannot grow is rebuilt over the longer list
-            self.source = open_source(self.machine, self.entries)
+            self.source = open_source(
+                self.machine, self.entries, check_version=self.check_version
+            )
         persisted = self.machine.get_persisted_snapshot(after)
         value = persisted.get("value")
         verification = entry.get("verification")

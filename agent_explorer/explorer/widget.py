@@ -484,6 +484,7 @@ class Explorer(anywidget.AnyWidget):
             store=self.store,
             thread_id=self.thread_id,
             new_thread_id=new_thread_id,
+            check_version=self._check_version,
         )
         self._branches.append(branch)
         self.marks = {

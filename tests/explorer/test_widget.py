@@ -401,6 +401,11 @@ def test_a_log_from_another_machine_version(entries: list[dict[str, Any]]) -> No
     assert ex.verification["status"] == "diverged" and ex.verification["first"] == 1
     ex.index = 1
     assert ex.frame["context"]["n"] == 2 and ex.frame["hash"]["ok"] is False
+    # a what-if branch of that log grows under today's machine too
+    branch = ex.fork(at=2)
+    assert (
+        branch.append({"type": "NOTE", "text": "today"}).entry["machineVersion"] == "2"
+    )
 
 
 def test_background_verification_reports_progress(
