@@ -346,6 +346,7 @@ class Machine:
                 self._validate_actions(t.actions, label, where)
                 for name in guard_names(t.guard):
                     self._validate_guard_name(name, label, where)
+                self._validate_state_in(t.guard, label, where)
             for t in node.after:
                 if isinstance(t.delay, str) and t.delay not in impl.delays:
                     raise MachineConfigError(
@@ -353,6 +354,30 @@ class Machine:
                         f'Add it to setup(delays={{"{t.delay}": <ms>}}).',
                         path=where,
                     )
+
+    def _validate_state_in(self, guard: Any, label: str, where: str) -> None:
+        """`state_in("#id")` must name an existing state (checked inside and_/or_/not_ too)."""
+        from .guards import StateIn
+
+        if isinstance(guard, StateIn):
+            value = guard.state_value
+            if isinstance(value, str) and value.startswith("#"):
+                try:
+                    self.get_state_node_by_id(value)
+                except MachineConfigError:
+                    raise MachineConfigError(
+                        f'state_in("{value}") in {label} names no state of machine "{self.id}". '
+                        f'Use "#<state id>" of an existing state.',
+                        path=where,
+                    ) from None
+        elif isinstance(guard, BuiltinGuard):
+            for inner in guard.children():
+                self._validate_state_in(inner, label, where)
+        elif isinstance(guard, (str, dict)):
+            name = guard if isinstance(guard, str) else guard.get("type")
+            resolved = self.implementations.guards.get(name) if isinstance(name, str) else None
+            if isinstance(resolved, BuiltinGuard):
+                self._validate_state_in(resolved, label, where)
 
     def _validate_guard_name(self, name: str, label: str, where: str, seen: frozenset[str] = frozenset()) -> None:
         impl = self.implementations.guards

@@ -109,3 +109,16 @@ def test_valid_json_config_loads() -> None:
     )
     assert machine.id == "m"
     assert set(machine.id_map) == {"m", "m.a", "m.b"}
+
+
+def test_state_in_must_name_an_existing_state() -> None:
+    from agent_explorer.engine import not_, state_in
+
+    with pytest.raises(MachineConfigError, match="#ghost") as info:
+        create_machine({"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"guard": not_(state_in("#ghost"))}}}}})
+    assert info.value.path == "#m.a"
+    with pytest.raises(MachineConfigError, match="#nope"):
+        setup(guards={"there": state_in("#nope")}).create_machine(
+            {"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"guard": "there"}}}}}
+        )
+    create_machine({"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"guard": state_in("#m.a")}}}}})
