@@ -850,7 +850,8 @@ def initial_step(scope: Scope, machine: Machine, input: Any) -> Snapshot:
     if input is not UNDEFINED and input is not None:
         init_event["input"] = input
     context_config = machine.context_config
-    base_context = context_config if (context_config is not None and not callable(context_config)) else {}
+    # a copy, so a caller editing snapshot.context cannot reach the machine's config
+    base_context = dict(context_config) if (context_config is not None and not callable(context_config)) else {}
     snapshot = Snapshot(machine, machine.configuration((machine.root,)), base_context)
     try:
         if callable(context_config):
