@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from ..errors import AgentError
 from ._util import UNDEFINED
 
 if TYPE_CHECKING:
@@ -96,7 +97,7 @@ class ChildRef:
     ) -> ChildRef:
         return cls(
             id=id,
-            src=src if isinstance(src, str) else repr(src),
+            src=src if isinstance(src, str) else "",  # inline logic: not persistable (see persisted)
             snapshot=initial_persisted_snapshot(logic, input),
             input=input,
             system_id=system_id,
@@ -108,6 +109,12 @@ class ChildRef:
         """The `children[id]` entry of XState's getPersistedSnapshot (built once; read-only)."""
         cached: dict[str, Any] | None = self.__dict__.get("_persisted")
         if cached is None:
+            if not self.src:
+                raise AgentError(
+                    f"Child actor '{self.id}' was spawned from inline logic and cannot be persisted "
+                    f"(as in XState). Register the logic by name in setup(actors=...) and spawn it by name.",
+                    code="non-persistable-child",
+                )
             cached = {"snapshot": self.snapshot, "src": self.src, "syncSnapshot": self.sync_snapshot}
             if self.system_id is not None:
                 cached["systemId"] = self.system_id

@@ -134,3 +134,15 @@ def test_a_provided_machine_continues_snapshots_of_the_original() -> None:
     for action in actions:
         action.exec()
     assert calls == ["new"]
+
+
+def test_a_child_spawned_from_inline_logic_cannot_be_persisted() -> None:
+    from agent_explorer.engine import spawn_child
+    from agent_explorer.errors import AgentError
+
+    m = setup().create_machine({"id": "m", "initial": "a", "states": {"a": {"entry": spawn_child(from_promise(_task), id="x")}}})
+    s, actions = initial_transition(m)
+    assert [a.type for a in actions] == ["xstate.spawnChild"] and "x" in s.children
+    with pytest.raises(AgentError) as info:
+        m.get_persisted_snapshot(s)
+    assert info.value.code == "non-persistable-child"
