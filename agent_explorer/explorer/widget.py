@@ -307,12 +307,21 @@ class Explorer(anywidget.AnyWidget):
                 frame.update(effects=self._frames.effects(self.index), effectsNote=None)
                 self.frame = frame
         elif content.get("kind") == "table":
+            type_filter = str(content.get("type") or "") or None
+            text = str(content.get("text") or "") or None
             self.table = self._table.page(
                 int(content.get("offset") or 0),
                 int(content.get("limit") or self._page_size),
-                str(content.get("type") or "") or None,
-                str(content.get("text") or "") or None,
+                type_filter,
+                text,
             )
+            self._mark_hits(self._table.matches(type_filter, text))
+
+    def _mark_hits(self, hits: list[int] | None, cap: int = 2_000) -> None:
+        """Filter / search hits as marks on the slider track (none when nothing is filtered)."""
+        marked = [] if hits is None else hits[:cap]
+        if marked != self.marks.get("hits", []):
+            self.marks = {**self.marks, "hits": marked}
 
     # -- verification and the machine comparison ---------------------------------------------------------
 
@@ -530,7 +539,7 @@ class Explorer(anywidget.AnyWidget):
         The first `mark` hits are marked on the slider track; the table is filtered the same way.
         """
         hits = self._table.matches(type, text) or []
-        self.marks = {**self.marks, "hits": hits[:mark]}
+        self._mark_hits(hits, mark)
         self.table = self._table.page(0, self._page_size, type, text)
         return list(hits)
 

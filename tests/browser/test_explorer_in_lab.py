@@ -398,3 +398,28 @@ def test_a_hostile_event_type_and_keys_stay_text_everywhere(
     nb.page.wait_for_timeout(300)
     assert nb.dialogs == []
     nb.shot(tmp_path / "hostile.png", 4)
+
+
+def test_typing_a_search_filters_the_table_and_marks_the_track(
+    nb: NotebookPage,
+) -> None:
+    from playwright.sync_api import expect
+
+    root = nb.widget(0)
+    search = root.get_by_role("searchbox", name="Search event payloads")
+    search.fill("ignored while")
+    expect(root.locator("tr.ae-row")).to_have_count(1, timeout=10_000)
+    assert root.locator("tr.ae-row").first.get_attribute("data-index") == "7"
+    expect(root.locator(".ae-track .ae-mark.hit")).to_have_count(1)
+    nb.page.keyboard.press(
+        "a"
+    )  # typed into the box, not a notebook shortcut (no cell is inserted)
+    assert (
+        nb.page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.content.widgets.length"
+        )
+        == 5
+    )
+    search.fill("")
+    expect(root.locator("tr.ae-row")).to_have_count(9, timeout=10_000)
+    expect(root.locator(".ae-track .ae-mark.hit")).to_have_count(0)

@@ -139,6 +139,12 @@ def test_table_window_follows_the_cursor_and_answers_page_requests(
         [],
     )
     assert [r["index"] for r in ex.table["rows"]] == [1]
+    assert ex.marks["hits"] == [1]  # the filter's hits are marked on the slider track
+    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 50}, [])
+    assert ex.marks["hits"] == [] and ex.table["total"] == 9
+    ex._on_message(
+        ex, {"kind": "table", "offset": 0, "limit": 50, "text": "onerror"}, []
+    )
     ex._on_message(ex, {"kind": "unknown"}, [])  # ignored, not an error
     assert ex.table["total"] == 1
 
