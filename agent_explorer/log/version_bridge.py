@@ -37,8 +37,11 @@ def bridge_version(
     log_id: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     now: Callable[[], datetime] | None = None,
+    id: str | None = None,
 ) -> list[dict[str, Any]]:
     """A new segment for `machine` continuing `old_entries`, starting from the migrated snapshot.
+
+    `now` and `id` inject the init entry's clock and id (a bridged segment regenerates byte for byte).
 
     - The old snapshot must be the state the old log ended in: if the old tail entry carries a
       stateHash it must equal the snapshot's (else `AgentSnapshotDivergedError`), and an
@@ -121,5 +124,4 @@ def bridge_version(
         migrated_from["logId"] = log_id
     segment_metadata = dict(metadata or {})
     segment_metadata["migratedFrom"] = migrated_from
-    kwargs: dict[str, Any] = {} if now is None else {"now": now}
-    return [init_entry(machine, snapshot=persisted, metadata=segment_metadata, **kwargs)]
+    return [init_entry(machine, snapshot=persisted, metadata=segment_metadata, now=now, id=id)]

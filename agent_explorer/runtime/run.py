@@ -430,7 +430,7 @@ async def run_agent(
     log = await _load_log(store, thread_id, events)
     bridged = False
     if log and snapshot is not None:
-        segment = _bridge_or_check(machine, log, snapshot, log_id or thread_id, now, segment_metadata)
+        segment = _bridge_or_check(machine, log, snapshot, log_id or thread_id, now, ids, segment_metadata)
         bridged = segment is not log
         if bridged and store is not None:
             raise AgentError(
@@ -533,6 +533,7 @@ def _bridge_or_check(
     snapshot: Any,
     log_id: str | None,
     now: Any,
+    ids: Callable[[], str] | None,
     segment_metadata: Callable[[], dict[str, Any]],
 ) -> list[dict[str, Any]]:
     """Same version: check the snapshot as a cache of the log (the log is then folded). Another
@@ -547,10 +548,9 @@ def _bridge_or_check(
         # The log is folded regardless, because only the log knows what is still owed.
         resume_state(machine, log, persisted, log_id)
         return log
-    kwargs: dict[str, Any] = {"log_id": log_id, "metadata": segment_metadata()}
-    if now is not None:
-        kwargs["now"] = now
-    return bridge_version(machine, log, persisted, **kwargs)
+    metadata = segment_metadata()
+    return bridge_version(machine, log, persisted, log_id=log_id, metadata=metadata, now=now,
+                          id=ids() if ids is not None else None)
 
 
 async def _settle(run: _Run, result: RunResult, cause: str | None, error: Any) -> RunResult:

@@ -238,10 +238,8 @@ async def support_bridge(store: Any) -> None:
         log_id=v1,
         metadata={"executionId": v2_ids(), "machineRef": f"{SUPPORT}:support_agent_v2"},
         now=clock,
+        id=v2_ids(),
     )
-    # bridge_version draws a random entry id (it takes no `id=`); give the init entry a readable one so the
-    # sample regenerates byte for byte. The id is not part of any hash.
-    segment[0]["id"] = v2_ids()
     await store.append(thread_id=v2, expected_index=0, entries=segment)
     clock.advance(minutes=5)
     approve = parse_agent_event(support_agent_v2, {"type": "APPROVE", "approver": "ines.b", "note": "Late delivery, refund ok."})
