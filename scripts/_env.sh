@@ -16,10 +16,12 @@ ensure_venv() {
   need node "Node.js 20+ builds the widget's front end"
   need npm "npm installs the pinned front-end packages"
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-  # Re-install when the inputs of the install changed since the last one.
+  # Re-install (and so rebuild the widget bundle) when an input of the install changed since the last one.
   local stamp="$VENV/.installed-$extras"
   local digest
-  digest="$(cat "$ROOT/pyproject.toml" "$ROOT"/js/package*.json 2>/dev/null | sha256sum | cut -c1-16)"
+  digest="$(cat "$ROOT/pyproject.toml" "$ROOT"/js/package*.json "$ROOT"/js/build.mjs 2>/dev/null \
+    | cat - <(find "$ROOT/js/src" -type f -print0 2>/dev/null | sort -z | xargs -0 cat 2>/dev/null) \
+    | sha256sum | cut -c1-16)"
   if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$digest" ] || [ ! -f "$ROOT/agent_explorer/explorer/static/widget.js" ]; then
     echo "==> installing agent-explorer[$extras] into .venv (first run takes a few minutes)"
     "$VENV/bin/python" -m pip install --quiet --upgrade pip
