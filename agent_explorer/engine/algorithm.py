@@ -793,6 +793,13 @@ def _stop_children(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> W
     return work
 
 
+def _trace_empty(scope: Scope, event: dict[str, Any], snapshot: Snapshot) -> None:
+    if scope.trace is not None:
+        step = Microstep(event, [])
+        step.snapshot = snapshot  # XState records [snapshot, []] for these steps
+        scope.trace.append(step)
+
+
 def macrostep(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Snapshot:
     """Process one external event, then eventless transitions and raised events to a fixed point."""
     event_type = event["type"]
@@ -801,19 +808,23 @@ def macrostep(scope: Scope, snapshot: Snapshot, event: dict[str, Any]) -> Snapsh
     machine = scope.machine
     if event_type == XSTATE_STOP:
         work = _stop_children(scope, snapshot, event)
-        return Snapshot(machine, snapshot._config, work.context, status="stopped", children=work.children,
-                        history=snapshot._history, output=snapshot._output, error=snapshot._error)
+        stopped = Snapshot(machine, snapshot._config, work.context, status="stopped", children=work.children,
+                           history=snapshot._history, output=snapshot._output, error=snapshot._error)
+        _trace_empty(scope, event, stopped)
+        return stopped
     next_event = event
     if event_type != XSTATE_INIT:
         transitions = select_transitions(event, snapshot)
         if not transitions and event_type.startswith("xstate.error.actor"):
             work = _stop_children(scope, snapshot, event)
-            if scope.trace is not None:
-                step = Microstep(event, [])
-                scope.trace.append(step)
-            return Snapshot(machine, snapshot._config, work.context, status="error", children=work.children,
-                            history=snapshot._history, output=snapshot._output, error=event.get("error", UNDEFINED))
+            errored = Snapshot(machine, snapshot._config, work.context, status="error", children=work.children,
+                               history=snapshot._history, output=snapshot._output,
+                               error=event.get("error", UNDEFINED))
+            _trace_empty(scope, event, errored)
+            return errored
         snapshot = microstep(scope, transitions, snapshot, event)
+        if not transitions and scope.trace is not None:
+            _trace_empty(scope, event, snapshot)  # XState records the first microstep even if empty
     select_eventless = True
     queue = scope.internal_queue
     max_iterations = machine.max_iterations

@@ -146,3 +146,24 @@ def test_a_child_spawned_from_inline_logic_cannot_be_persisted() -> None:
     with pytest.raises(AgentError) as info:
         m.get_persisted_snapshot(s)
     assert info.value.code == "non-persistable-child"
+
+
+def test_microsteps_match_xstate_get_microsteps() -> None:
+    # Pinned in Node (xstate 5.33.3, getMicrosteps / getInitialMicrosteps on the twin machine):
+    #   NOPE -> [['a', 0 actions]]; GO -> [['b', ['xstate.raise']], ['c', []], ['d', []]]; init -> [['a', []]]
+    from agent_explorer.engine import create_machine, get_initial_microsteps, raise_
+
+    m = create_machine({"id": "m", "initial": "a", "states": {
+        "a": {"on": {"GO": "b"}}, "b": {"entry": raise_({"type": "R"}), "on": {"R": "c"}},
+        "c": {"always": "d"}, "d": {}}})
+    s, _ = initial_transition(m)
+
+    def shape(steps: Any) -> list[Any]:
+        return [(step.snapshot.value, [a.type for a in step.actions]) for step in steps]
+
+    assert shape(get_microsteps(m, s, {"type": "NOPE"})) == [("a", [])]
+    assert shape(get_microsteps(m, s, {"type": "GO"})) == [("b", ["xstate.raise"]), ("c", []), ("d", [])]
+    assert shape(get_initial_microsteps(m)) == [("a", [])]
+    _, _, trace = transition_with_trace(m, s, {"type": "GO"})
+    assert [step["event"]["type"] for step in trace] == ["GO", "R", "R"]  # always runs with the last event
+    assert [step["transitions"] for step in trace] == [["#m.a:on:GO:0"], ["#m.b:on:R:0"], ["#m.c:always:0"]]
