@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -188,6 +190,18 @@ def project_root() -> Path:
     return Path(__file__).resolve().parents[2]
 
 
+def free_port(preferred: int, attempts: int = 50) -> int:
+    """The first port from `preferred` on that 127.0.0.1 can bind, so the URL printed is the one served."""
+    for port in range(preferred, preferred + attempts):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AgentError(f"no free port in {preferred}-{preferred + attempts - 1}; pass --port", code="no-free-port")
+
+
 def open_lab(args: argparse.Namespace) -> int:
     root = project_root()
     notebook = root / "notebooks" / args.notebook
@@ -207,15 +221,23 @@ def open_lab(args: argparse.Namespace) -> int:
     except ImportError as error:
         raise AgentError("JupyterLab is not installed: pip install 'agent-explorer[lab]'", code="missing-lab") \
             from error
+    port = free_port(args.port)
+    token = secrets.token_hex(16)
     command = [
         sys.executable, "-m", "jupyter", "lab",
         f"--ServerApp.root_dir={root}",
         "--ServerApp.ip=127.0.0.1",
-        f"--ServerApp.port={args.port}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
         f"--ServerApp.default_url=/lab/tree/notebooks/{args.notebook}",
     ]
     if args.no_browser or not (os.environ.get("DISPLAY") or sys.platform == "darwin"):
         command.append("--no-browser")
-    print(f"Opening JupyterLab on notebooks/{args.notebook} (Ctrl-C to stop). Open the URL it prints below.",
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and fresh VMs often run as root; Jupyter refuses otherwise
+    url = f"http://127.0.0.1:{port}/lab/tree/notebooks/{args.notebook}?token={token}"
+    print(f"Opening JupyterLab on notebooks/{args.notebook} with the sample store (Ctrl-C to stop).\n"
+          f"\n    Open this URL in your browser:  {url}\n\nThen run the notebook's cells (Run > Run All Cells).",
           flush=True)
     return subprocess.call(command, cwd=root)

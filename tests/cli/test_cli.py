@@ -203,3 +203,47 @@ def test_console_script_runs_without_traceback(tmp_path: Path) -> None:
         capture_output=True, text=True,
     )
     assert out.returncode == 2 and "Traceback" not in out.stderr and "no such log file" in out.stderr
+
+
+def test_open_serves_the_explorer_notebook(tmp_path: Path) -> None:
+    """The README's first command: JupyterLab answers on the printed URL with notebook 1 (as root too)."""
+    import re
+    import signal
+    import time
+    import urllib.request
+
+    pytest.importorskip("jupyterlab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_explorer.cli", "open", "--no-browser", "--port", "18931"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = None
+        for line in process.stdout:
+            found = re.search(r"http://127\.0\.0\.1:\d+/lab/tree/notebooks/01_explore_a_run\.ipynb\?token=\w+", line)
+            if found:
+                url = found.group(0)
+                break
+        assert url, "open printed no notebook URL"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                if time.monotonic() > deadline or process.poll() is not None:
+                    raise
+                time.sleep(0.5)
+        api = url.replace("/lab/tree/notebooks/", "/api/contents/notebooks/")
+        with urllib.request.urlopen(api, timeout=10) as response:
+            notebook = json.loads(response.read())
+        assert notebook["type"] == "notebook" and notebook["content"]["cells"]
+    finally:
+        import os
+
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
