@@ -102,61 +102,60 @@ class Report:
 # --- SQLite ---------------------------------------------------------------------------------------------
 
 
-def raw_sqlite(path: str) -> sqlite3.Connection:
+def raw_sqlite(path: str, same_schema: bool = False) -> sqlite3.Connection:
+    """The issue's raw baseline (WAL, FULL, PRIMARY KEY (thread_id, idx)); `same_schema` adds the
+    store's `id` column and UNIQUE (thread_id, id), to separate the schema's cost from the store's."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = FULL")
-    conn.execute("CREATE TABLE IF NOT EXISTS raw_log (thread_id TEXT NOT NULL, idx INTEGER NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, idx))")
+    unique = ", UNIQUE (thread_id, id)" if same_schema else ""
+    conn.execute(f"CREATE TABLE IF NOT EXISTS raw_log (thread_id TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL, PRIMARY KEY (thread_id, idx){unique})")
     return conn
 
 
+def raw_sqlite_append(conn: sqlite3.Connection, thread: str, entries: list[dict[str, Any]]) -> None:
+    rows = [(thread, e["index"], e["id"], orjson.dumps(e).decode()) for e in entries]
+    conn.execute("BEGIN")
+    if len(rows) == 1:
+        conn.execute("INSERT INTO raw_log VALUES (?, ?, ?, ?)", rows[0])
+    else:
+        conn.executemany("INSERT INTO raw_log VALUES (?, ?, ?, ?)", rows)
+    conn.execute("COMMIT")
+
+
 async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches: int, n_read: int, rounds: int) -> None:
-    path = os.path.join(directory, "bench.db")
-    store = SqliteEventLogStore(path)
-    raw = raw_sqlite(os.path.join(directory, "raw.db"))
-    lengths = {"store": 0, "raw": 0}
-    thread = "single"
+    store = SqliteEventLogStore(os.path.join(directory, "bench.db"))
+    raws = {"raw": raw_sqlite(os.path.join(directory, "raw.db")), "same": raw_sqlite(os.path.join(directory, "same.db"), same_schema=True)}
+    lengths: dict[str, int] = {}
 
-    async def ours_single() -> None:
-        for _ in range(n_single):
-            lengths["store"] = await store.append(thread_id=thread, expected_index=lengths["store"], entries=[entry(lengths["store"])])
+    def appender(who: str, thread: str, size: int, count: int) -> Callable[[], Awaitable[None]]:
+        key = f"{who}:{thread}"
+        lengths.setdefault(key, 0)
 
-    async def raw_single() -> None:
-        for _ in range(n_single):
-            i = lengths["raw"]
-            raw.execute("BEGIN")
-            raw.execute("INSERT INTO raw_log VALUES (?, ?, ?)", (thread, i, orjson.dumps(entry(i)).decode()))
-            raw.execute("COMMIT")
-            lengths["raw"] = i + 1
+        async def run() -> None:
+            for _ in range(count):
+                start = lengths[key]
+                entries = [entry(start + k) for k in range(size)]
+                if who == "store":
+                    lengths[key] = await store.append(thread_id=thread, expected_index=start, entries=entries)
+                else:
+                    raw_sqlite_append(raws[who], thread, entries)
+                    lengths[key] = start + size
 
-    ours, base, paired = await alternate(rounds, ours_single, raw_single)
-    report.add("sqlite", "single", n_single / ours, n_single / base, "appends/s", ratio=paired)
+        return run
 
-    batch_lengths = {"store": 0, "raw": 0}
-
-    async def ours_batch() -> None:
-        for _ in range(n_batches):
-            start = batch_lengths["store"]
-            batch_lengths["store"] = await store.append(thread_id="batch", expected_index=start, entries=[entry(start + k) for k in range(100)])
-
-    async def raw_batch() -> None:
-        for _ in range(n_batches):
-            start = batch_lengths["raw"]
-            rows = [("batch", start + k, orjson.dumps(entry(start + k)).decode()) for k in range(100)]
-            raw.execute("BEGIN")
-            raw.executemany("INSERT INTO raw_log VALUES (?, ?, ?)", rows)
-            raw.execute("COMMIT")
-            batch_lengths["raw"] = start + 100
-
-    ours, base, paired = await alternate(rounds, ours_batch, raw_batch)
-    report.add("sqlite", "batch", 100 * n_batches / ours, 100 * n_batches / base, "entries/s", ratio=paired)
+    for raw_kind, label in (("raw", ""), ("same", ", raw with the store's schema")):
+        ours, base, paired = await alternate(rounds, appender("store", f"single-{raw_kind}", 1, n_single), appender(raw_kind, "single", 1, n_single))
+        report.add("sqlite", f"single{label}", n_single / ours, n_single / base, "appends/s", ratio=paired)
+        ours, base, paired = await alternate(rounds, appender("store", f"batch-{raw_kind}", 100, n_batches), appender(raw_kind, "batch", 100, n_batches))
+        report.add("sqlite", f"batch{label}", 100 * n_batches / ours, 100 * n_batches / base, "entries/s", ratio=paired)
 
     # Reading a 100,000-entry thread, parsed: the explorer's bulk path.
+    raw = raws["raw"]
     for start in range(0, n_read, 1000):
-        await store.append(thread_id="big", expected_index=start, entries=[entry(start + k) for k in range(1000)])
-        raw.execute("BEGIN")
-        raw.executemany("INSERT INTO raw_log VALUES (?, ?, ?)", [("big", start + k, orjson.dumps(entry(start + k)).decode()) for k in range(1000)])
-        raw.execute("COMMIT")
+        entries = [entry(start + k) for k in range(1000)]
+        await store.append(thread_id="big", expected_index=start, entries=entries)
+        raw_sqlite_append(raw, "big", entries)
 
     async def ours_read() -> None:
         assert len(await store.read("big")) == n_read
@@ -168,7 +167,8 @@ async def bench_sqlite(report: Report, directory: str, n_single: int, n_batches:
     ours, base, paired = await alternate(rounds, ours_read, raw_read)
     report.add("sqlite", "read", ours, base, "", higher_is_better=False, ratio=paired)
     await store.aclose()
-    raw.close()
+    for conn in raws.values():
+        conn.close()
 
 
 # --- memory (no raw counterpart; for scale) ---------------------------------------------------------------
@@ -231,6 +231,19 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
     ours, base, paired = await alternate(rounds, ours_single, raw_single)
     report.add("postgres", "single", n_single / ours, n_single / base, "appends/s", ratio=paired)
 
+    # The same with dedicated_loop=False: the pool on the caller's loop, no thread hop per call.
+    bound = PostgresEventLogStore(dsn, schema=schema, table="bound_log", max_size=2, dedicated_loop=False)
+    await bound.length("warm-up")
+    lengths["bound"] = 0
+
+    async def bound_single() -> None:
+        for _ in range(n_single):
+            lengths["bound"] = await bound.append(thread_id="single", expected_index=lengths["bound"], entries=[entry(lengths["bound"])])
+
+    ours, base, paired = await alternate(rounds, bound_single, raw_single)
+    report.add("postgres", "single, dedicated_loop=False", n_single / ours, n_single / base, "appends/s", ratio=paired)
+    await bound.aclose()
+
     b = {"store": 0, "raw": 0, "text_store": 0, "raw_text": 0}
 
     async def ours_batch() -> None:
@@ -276,6 +289,28 @@ async def bench_postgres(report: Report, dsn: str, n_single: int, n_batches: int
     await conn.close()
 
 
+def cpu_breakdown() -> None:
+    """Per-entry CPU the store adds before any I/O (best of 7; disk-independent, so it explains ratios)."""
+    from agent_explorer.stores.base import prepare_batch
+
+    batch = [entry(k) for k in range(100)]
+
+    def best(fn: Callable[[], Any], n: int = 200) -> float:
+        times = []
+        for _ in range(7):
+            start = time.perf_counter()
+            for _ in range(n):
+                fn()
+            times.append((time.perf_counter() - start) / n / 100 * 1e6)
+        return min(times)
+
+    build = best(lambda: [entry(k) for k in range(100)])
+    encode = best(lambda: [orjson.dumps(e).decode() for e in batch])
+    prepare = best(lambda: prepare_batch("t", 0, batch))
+    print(f"  cpu       per entry: build {build:.2f} us (both sides), orjson only (raw) {encode:.2f} us, "
+          f"store validation + encoding {prepare:.2f} us")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pg", default=os.environ.get("AGENT_EXPLORER_TEST_PG_DSN"), help="PostgreSQL DSN (default: $AGENT_EXPLORER_TEST_PG_DSN)")
@@ -286,6 +321,7 @@ async def main() -> None:
     rounds = 2 if args.quick else args.rounds
     report = Report()
     print(f"stores benchmark: {n_single} single appends, {n_batches} x 100-entry batches, read of {n_read:,} entries; median of {rounds} alternating rounds")
+    cpu_breakdown()
     await bench_memory(report, n_single, n_read)
     with tempfile.TemporaryDirectory(prefix="agent-explorer-bench-") as directory:
         await bench_sqlite(report, directory, n_single, n_batches, n_read, rounds)

@@ -140,6 +140,24 @@ def test_one_store_serves_callers_on_any_event_loop(dsn: str, pg_schema: str) ->
         asyncio.run(store.length("t"))
 
 
+async def test_a_loop_bound_store_skips_the_hop_and_refuses_other_loops(dsn: str, schema: str) -> None:
+    store = PostgresEventLogStore(dsn, schema=schema, dedicated_loop=False)
+    try:
+        await store.append(thread_id="t", expected_index=0, entries=make_entries(0, 2))
+        with pytest.raises(AgentStoreError, match="dedicated_loop=False"):
+            await asyncio.to_thread(lambda: asyncio.run(store.length("t")))
+        assert await store.length("t") == 2
+    finally:
+        await store.aclose()
+
+
+@pytest.mark.parametrize("dedicated_loop", [True, False], ids=["dedicated-loop", "caller-loop"])
+async def test_conformance_in_both_loop_modes(dsn: str, schema: str, dedicated_loop: bool) -> None:
+    from agent_explorer.stores import assert_event_log_store_conformance
+
+    await assert_event_log_store_conformance(lambda: PostgresEventLogStore(dsn, schema=schema, dedicated_loop=dedicated_loop))
+
+
 def test_sync_facade_against_postgres(dsn: str, pg_schema: str) -> None:
     store = PostgresEventLogStore(dsn, schema=pg_schema)
     try:
