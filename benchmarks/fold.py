@@ -34,7 +34,7 @@ from agent_explorer.engine import (
     setup,
     transition,
 )
-from agent_explorer.log.hashing import state_hash
+from agent_explorer.canonical.jcs import state_hash
 
 CAP = 20
 

@@ -30,8 +30,8 @@ sys.path.insert(0, str(ROOT))
 
 import orjson
 
-from agent_explorer.log.hashing import state_hash
-from agent_explorer.log.jsonvalue import assert_json_serializable
+from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.strict import assert_json_serializable
 
 WORDS = ["refund", "order", "damaged", "blue", "vase", "photo", "upload", "customer", "wants", "shipping", "label", "return", "policy", "thanks", "please", "check", "status", "account", "billing", "invoice", "tracking", "delayed", "replacement"]
 

@@ -33,7 +33,7 @@ READERS = ("baseline", "read_log", "iter_log", "pandas")
 
 def agent_entries(count: int) -> Iterator[dict[str, Any]]:
     """A deterministic agent-like log of `count` entries (streamed: 1M entries never in memory)."""
-    from agent_explorer.log.hashing import state_hash
+    from agent_explorer.canonical.jcs import state_hash
 
     yield {
         "schemaVersion": 1,

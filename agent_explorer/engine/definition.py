@@ -30,6 +30,8 @@ structural hash is JCS canonical JSON + SHA-256, equal to the log's `state_hash`
 
 from __future__ import annotations
 
+from ..canonical.jcs import state_hash
+
 from typing import TYPE_CHECKING, Any
 
 from ._util import UNDEFINED, callable_name, describe_value
@@ -135,7 +137,5 @@ def build_definition(machine: Machine) -> dict[str, Any]:
 
 
 def structural_hash(definition: dict[str, Any]) -> str:
-    """`state_hash(definition)`: JCS + SHA-256, computed by the engine's own copy (layers point down)."""
-    from .hashing import canonical_sha256
-
-    return canonical_sha256(definition)
+    """`state_hash(definition)`: the same RFC 8785 + SHA-256 the log stamps on entries."""
+    return state_hash(definition)

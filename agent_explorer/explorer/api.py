@@ -27,7 +27,7 @@ _DEFINING_MODULES = (
     "agent_explorer.log.diff",
     "agent_explorer.log.verification",
     "agent_explorer.log.entries",
-    "agent_explorer.log.hashing",
+    "agent_explorer.canonical.jcs",
     "agent_explorer.log.usage",
     "agent_explorer.runtime.parse",
 )

@@ -18,8 +18,8 @@ from .entries import (
     normalize_error,
 )
 from .files import iter_log, read_log, write_log
-from .hashing import canonical_json, state_hash
-from .jsonvalue import assert_json_serializable
+from ..canonical.jcs import canonical_json, state_hash
+from ..canonical.strict import assert_json_serializable
 from .replay import ReplayResult, replay
 from .snapshot_cache import ResumeResult, persist_snapshot, resume_state
 from .timeline import Timeline

@@ -22,8 +22,8 @@ from agent_explorer.errors import (
     AgentLogFormatError,
     NonSerializableAgentEventError,
 )
-from agent_explorer.log.hashing import state_hash
-from agent_explorer.log.jsonvalue import assert_json_serializable
+from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.strict import assert_json_serializable
 
 __all__ = [
     "ENTRY_KEYS",

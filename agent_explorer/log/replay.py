@@ -34,7 +34,7 @@ from ..errors import (
     AgentReplayDivergenceError,
 )
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, assert_agent_log_entry
-from .hashing import state_hash
+from ..canonical.jcs import state_hash
 
 __all__ = [
     "EffectsProvider",

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..engine import transition
 from ..errors import AgentError, AgentSnapshotDivergedError
 from .entries import USAGE_EVENT_TYPE
-from .hashing import state_hash
+from ..canonical.jcs import state_hash
 from .replay import ReplayResult, replay, require_init_entry, seed, strip_agent_meta
 
 __all__ = [

@@ -23,7 +23,7 @@ import orjson
 from ..engine import transition
 from ..errors import AgentError, AgentLogFormatError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
-from .hashing import state_hash
+from ..canonical.jcs import state_hash
 from .replay import (
     check_entry_machine,
     find_effects_provider,

@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..engine import transition
 from ..errors import AgentReplayDivergenceError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
-from .hashing import state_hash
+from ..canonical.jcs import state_hash
 from .replay import check_entry_machine, require_init_entry, seed
 
 __all__ = ["Divergence", "DivergenceKind", "VerificationReport", "verify_log"]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
 from .entries import init_entry
-from .hashing import state_hash
+from ..canonical.jcs import state_hash
 from .replay import require_init_entry, strip_agent_meta
 
 __all__ = ["bridge_version", "segment_version"]

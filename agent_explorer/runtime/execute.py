@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
-from ..log.jsonvalue import assert_json_serializable
+from ..canonical.strict import assert_json_serializable
 from .decisions import resolve_decision_detailed
 from .effects import AgentEffect
 from .executors import TextResult, collect_stream, maybe_await, normalize_text_result

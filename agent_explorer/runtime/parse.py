@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import AgentError, AgentInvalidEventPayloadError
-from ..log.jsonvalue import assert_json_serializable
+from ..canonical.strict import assert_json_serializable
 
 __all__ = ["RESERVED_PREFIXES", "event_schemas", "machine_of", "parse_agent_event"]
 

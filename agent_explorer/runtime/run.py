@@ -507,7 +507,7 @@ def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) 
     recorded one). On a mismatch, or with no hash at the tail, replay verifies every entry and
     raises `AgentReplayDivergenceError` naming the first divergent one."""
     from ..errors import AgentReplayDivergenceError
-    from ..log.hashing import state_hash
+    from ..canonical.jcs import state_hash
     from ..log.replay import replay
 
     tail = log[-1]

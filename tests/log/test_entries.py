@@ -28,8 +28,8 @@ from agent_explorer.log.entries import (
     init_entry,
     normalize_error,
 )
-from agent_explorer.log.hashing import state_hash
-from agent_explorer.log.jsonvalue import assert_json_serializable
+from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.strict import assert_json_serializable
 
 from .conftest import (
     StandInMachine,

@@ -20,14 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_explorer.errors import NonSerializableAgentEventError
-from agent_explorer.log.hashing import (
+from agent_explorer.canonical.jcs import (
     _canonical_text,
     canonical_json,
     canonical_json_bytes,
     format_number,
     state_hash,
 )
-from agent_explorer.log.jsonvalue import (
+from agent_explorer.canonical.strict import (
     MAX_SAFE_INTEGER,
     NEEDS_UTF16_KEY_ORDER,
     json_flags,

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_explorer.errors import AgentError, NonSerializableAgentEventError
-from agent_explorer.log.jsonvalue import (
+from agent_explorer.canonical.strict import (
     MAX_SAFE_INTEGER,
     NEEDS_NUMBER_FORMATTING,
     NEEDS_UTF16_KEY_ORDER,

@@ -14,7 +14,7 @@ from agent_explorer.errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-from agent_explorer.log.hashing import state_hash
+from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.log.replay import replay
 
 from .machines import APPROVE, agent_machine, ask, drafted, live_states, looked_up, record, usage

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from agent_explorer.engine import initial_transition
 from agent_explorer.errors import AgentInvalidEventPayloadError
-from agent_explorer.log.jsonvalue import assert_json_serializable
+from agent_explorer.canonical.strict import assert_json_serializable
 from agent_explorer.runtime import parse_agent_event
 
 from .machines import approval_machine

@@ -306,10 +306,10 @@ def check_steps(scenario: str, oracle: Record, machine: Any = None) -> None:
 
 def check_hashes(scenario: str, oracle: Record, machine: Any = None) -> None:
     try:
-        from agent_explorer.log.hashing import state_hash
+        from agent_explorer.canonical.jcs import state_hash
     except ImportError:
         pytest.skip(
-            "agent_explorer.log.hashing.state_hash does not exist yet (log engineer)"
+            "agent_explorer.canonical.jcs.state_hash does not exist yet (log engineer)"
         )
 
     def check(

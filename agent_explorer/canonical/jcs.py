@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import orjson
 
-from agent_explorer.log.jsonvalue import (
+from agent_explorer.canonical.strict import (
     MAX_SAFE_INTEGER,
     NEEDS_UTF16_KEY_ORDER,
     PLAIN_DECIMAL_FLOOR,
