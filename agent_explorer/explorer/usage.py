@@ -13,7 +13,7 @@ from typing import Any
 
 from .api import api
 
-__all__ = ["USAGE_TYPE", "UsageIndex"]
+__all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 
 USAGE_TYPE = "@agent.usage"
 CHECKPOINT_EVERY = (
@@ -93,3 +93,201 @@ class UsageIndex:
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 out.append([self.positions[k], value])
         return out
+
+
+# -- the ledger: one row per usage record, with the state the machine was in -------------------------------
+
+COST_HINT = "cost"  # numeric usage fields whose name contains this (costUsd, cost, costCents) are costs
+
+
+def _flat_numbers(value: Mapping[str, Any], prefix: str = "") -> dict[str, float | int]:
+    out: dict[str, float | int] = {}
+    for key, sub in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(sub, Mapping):
+            out.update(_flat_numbers(sub, name + "."))
+        elif isinstance(sub, (int, float)) and not isinstance(sub, bool):
+            out[name] = sub
+    return out
+
+
+class UsageLedger(Mapping[str, Any]):
+    """`@agent.usage` of a run up to `at`, row by row, with the state the machine was in when it was journaled.
+
+    Reads like the totals dict of `get_usage_from_events(entries[: at + 1])` (so `ledger["totalTokens"]`
+    works); `to_pandas()` is the ledger (index, requestId, model, state, every numeric usage field, cost,
+    cumulative tokens), `by_model()` / `by_state()` / `by_model_and_state()` the sums, `compare(other)` two
+    runs side by side. A usage entry never transitions, so "the state it was journaled in" is the state at
+    its own index (the checkpointed source answers it; positions are visited in order, one step each).
+    """
+
+    def __init__(
+        self,
+        entries: Sequence[Mapping[str, Any]],
+        state_at: Any = None,
+        *,
+        at: int | None = None,
+        index: UsageIndex | None = None,
+        label: str = "run",
+    ) -> None:
+        self.entries = entries
+        self.label = label
+        self.at = len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
+        self._index = index if index is not None and index.entries is entries else UsageIndex(entries)
+        self._state_at = state_at
+        self._rows: list[dict[str, Any]] | None = None
+        self.compared: list[UsageLedger] = []  # branches given to Explorer.usage(compare=...)
+        self._totals = self._index.totals_at(self.at)
+
+    # Mapping: the cumulative totals (same keys as get_usage_from_events)
+    def __getitem__(self, key: str) -> Any:
+        return self._totals[key]
+
+    def __iter__(self) -> Any:
+        return iter(self._totals)
+
+    def __len__(self) -> int:
+        return len(self._totals)
+
+    def __repr__(self) -> str:
+        return f"UsageLedger({self.label!r}, records={self._index.count_at(self.at)}, totals={self._totals!r})"
+
+    @property
+    def totals(self) -> dict[str, Any]:
+        return dict(self._totals)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per usage record in [0, at]; computed once."""
+        if self._rows is not None:
+            return self._rows
+        from .frames import value_text
+
+        rows: list[dict[str, Any]] = []
+        running: dict[str, float] = {}
+        for position in self._index.positions[: self._index.count_at(self.at)]:
+            event = self.entries[position]["event"]
+            usage = event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
+            numbers = _flat_numbers(usage)
+            cost = sum(v for k, v in numbers.items() if COST_HINT in k.lower())
+            has_cost = any(COST_HINT in k.lower() for k in numbers)
+            state = value_text(self._state_at(position).value) if self._state_at is not None else None
+            for key in ("totalTokens", "inputTokens", "outputTokens"):
+                running[key] = running.get(key, 0) + (numbers.get(key) or 0)
+            if has_cost:
+                running["cost"] = running.get("cost", 0) + cost
+            rows.append({
+                "index": position,
+                "requestId": event.get("requestId"),
+                "model": str(event.get("model") or "(unknown)"),
+                "state": state,
+                **numbers,
+                "cost": cost if has_cost else None,
+                "cumulativeTokens": running.get("totalTokens", 0),
+                "cumulativeCost": running.get("cost") if has_cost or "cost" in running else None,
+            })
+        self._rows = rows
+        return rows
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+
+        frame = pd.DataFrame(self.rows())
+        if frame.empty:
+            frame = pd.DataFrame(columns=["index", "requestId", "model", "state", "inputTokens", "outputTokens",
+                                          "totalTokens", "cost", "cumulativeTokens", "cumulativeCost"])
+        for column in ("cost", "cumulativeCost"):  # no record carried a cost: no cost columns
+            if column in frame and frame[column].isna().all():
+                frame = frame.drop(columns=column)
+        frame.attrs["label"] = self.label
+        return frame
+
+    def _group(self, keys: list[str]) -> Any:
+        frame = self.to_pandas()
+        numeric = [c for c in frame.columns if c not in ("index", "requestId", "model", "state", "cumulativeTokens", "cumulativeCost")]
+        if frame.empty:
+            return frame[keys + numeric + ["index"]].rename(columns={"index": "records"}).set_index(keys)
+        grouped = frame.groupby(keys, sort=True, dropna=False)
+        out = grouped[numeric].sum(min_count=1)
+        out.insert(0, "records", grouped.size())
+        return out.sort_values("totalTokens", ascending=False) if "totalTokens" in out else out
+
+    def by_model(self) -> Any:
+        """Sums per model (records, tokens, cost), most expensive first."""
+        return self._group(["model"])
+
+    def by_state(self) -> Any:
+        """Sums per state the machine was in when the usage was journaled."""
+        return self._group(["state"])
+
+    def by_model_and_state(self) -> Any:
+        return self._group(["model", "state"])
+
+    def compare(self, *others: UsageLedger) -> Any:
+        """Totals per model of this ledger and of `others` (default: the branches it was asked to compare
+        with) side by side; columns are the ledgers' labels, the last row sums every model."""
+        import pandas as pd
+
+        others = others or tuple(self.compared)
+        columns = {}
+        for ledger in (self, *others):
+            by = ledger.by_model()
+            columns[(ledger.label, "totalTokens")] = by["totalTokens"] if "totalTokens" in by else pd.Series(dtype=float)
+            if "cost" in by and by["cost"].notna().any():
+                columns[(ledger.label, "cost")] = by["cost"]
+        frame = pd.DataFrame(columns).fillna(0)
+        frame.loc["(all)"] = frame.sum()
+        return frame
+
+    def to_json(self, max_points: int = 240) -> dict[str, Any]:
+        """The widget's view: per-model cumulative series (down-sampled), per-state sums, per-model totals."""
+        rows = self.rows()
+        series: dict[str, list[list[float | int]]] = {}
+        running: dict[str, float] = {}
+        step = max(1, -(-len(rows) // max_points))
+        for k, row in enumerate(rows):
+            model = row["model"]
+            running[model] = running.get(model, 0) + (row.get("totalTokens") or 0)
+            if k % step == step - 1 or k == len(rows) - 1 or len(series.get(model, [])) == 0:
+                series.setdefault(model, []).append([row["index"], running[model]])
+        for model, points in series.items():  # every line ends at its model's final total
+            if points[-1][1] != running[model]:
+                points.append([rows[-1]["index"], running[model]])
+        by_state: dict[str, list[float]] = {}
+        by_model: dict[str, list[float]] = {}
+        for row in rows:
+            for bucket, key in ((by_state, str(row["state"])), (by_model, row["model"])):
+                sums = bucket.setdefault(key, [0, 0, 0.0])
+                sums[0] += 1
+                sums[1] += row.get("totalTokens") or 0
+                sums[2] += row.get("cost") or 0
+        has_cost = any(row.get("cost") is not None for row in rows)
+        order = sorted(by_state.items(), key=lambda kv: -kv[1][1])
+        return {
+            "label": self.label,
+            "records": len(rows),
+            "series": series,
+            "byState": [[state, int(n), tokens, cost if has_cost else None] for state, (n, tokens, cost) in order[:40]],
+            "byModel": [[model, int(n), tokens, cost if has_cost else None] for model, (n, tokens, cost) in sorted(by_model.items(), key=lambda kv: -kv[1][1])],
+            "hasCost": has_cost,
+            "total": self._totals.get("totalTokens", 0),
+            "cost": running_cost(rows) if has_cost else None,
+        }
+
+
+def running_cost(rows: Sequence[Mapping[str, Any]]) -> float:
+    return float(sum(row.get("cost") or 0 for row in rows))
+
+
+def explorer_usage(ex: Any, at: int | None = None, compare: Any = None) -> UsageLedger:
+    """What `Explorer.usage()` does: the ledger of the run up to `at` (default: the whole run), published on
+    the `usage_ledger` traitlet with the cumulative lines of the `compare` branches (a branch or a list)."""
+    ledger = UsageLedger(ex.entries, ex._source.state_at, at=at, index=ex._usage, label=ex.info.get("threadId") or "this run")
+    others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
+    branches = []
+    for n, branch in enumerate(others, start=1):
+        label = getattr(branch, "thread_id", None) or f"branch {n}"
+        other = UsageLedger(branch.entries, getattr(branch.source, "state_at", None), label=str(label))
+        ledger.compared.append(other)
+        branches.append({"label": other.label, "forkedAt": getattr(branch, "forked_at", None), "series": UsageIndex(branch.entries).series()})
+    ex.usage_ledger = {**ledger.to_json(), "at": ledger.at, "branches": branches}
+    return ledger

@@ -24,8 +24,11 @@ from .api import api, jsonable
 from .branches import Branch, BranchComparison, compare_timelines
 from .frames import FrameBuilder, ReplaySource, open_source
 from .graph import build_graph
+from .coverage import explorer_coverage
+from .export import export_html
+from .search import SearchHit, SearchQuery, explorer_search, on_search_message
 from .table import EventTable
-from .usage import UsageIndex
+from .usage import UsageIndex, UsageLedger, explorer_usage
 from .verification import VerificationSummary
 
 __all__ = ["STATIC_DIR", "Explorer"]
@@ -84,6 +87,10 @@ class Explorer(anywidget.AnyWidget):
     usage_series: traitlets.List[list[Any]] = traitlets.List().tag(sync=True)
     # {"forks": [...]} now; issue 9 adds search hits / coverage marks here.
     marks = traitlets.Dict().tag(sync=True)
+    # issue 9 (coverage.py, search.py, usage.py): heatmap counts, one page of search hits, the usage ledger.
+    coverage_data = traitlets.Dict().tag(sync=True)
+    search_results = traitlets.Dict().tag(sync=True)
+    usage_ledger = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -316,6 +323,12 @@ class Explorer(anywidget.AnyWidget):
                 text,
             )
             self._mark_hits(self._table.matches(type_filter, text))
+        elif content.get("kind") in ("search", "search-page"):
+            on_search_message(self, content)
+        elif content.get("kind") == "coverage":
+            explorer_coverage(self)
+        elif content.get("kind") == "usage-ledger":
+            explorer_usage(self, compare=self._branches or None)
 
     def _mark_hits(self, hits: list[int] | None, cap: int = 2_000) -> None:
         """Filter / search hits as marks on the slider track (none when nothing is filtered)."""
@@ -532,24 +545,46 @@ class Explorer(anywidget.AnyWidget):
         return list(self._branches)
 
     def search(
-        self, text: str, *, type: str | None = None, mark: int = 2_000
-    ) -> list[int]:
-        """Indices whose entry (id, causation id or event JSON) contains `text`, case-insensitive.
+        self,
+        text: str,
+        *,
+        type: str | None = None,
+        regex: bool = False,
+        path: str | None = None,
+        scope: str = "both",
+        case: bool = False,
+        limit: int | None = None,
+        mark: int = 2_000,
+    ) -> list[SearchHit]:
+        """Hits of `text` (substring, or `regex=True`) in every event and every context, under a JSON `path`.
 
-        The first `mark` hits are marked on the slider track; the table is filtered the same way.
+        Each hit is its index (an int) with `.where` ("event" | "context"), `.path`, `.text`, `.until`;
+        see search.py. Hits are marked on the slider track and paged to the widget's search panel; a plain
+        text query also filters the table.
         """
-        hits = self._table.matches(type, text) or []
-        self._mark_hits(hits, mark)
-        self.table = self._table.page(0, self._page_size, type, text)
-        return list(hits)
+        hits = explorer_search(self, SearchQuery(text, regex, path, scope, case, type), limit=limit, mark=mark)
+        plain = not regex and not path
+        self.table = self._table.page(0, self._page_size, type, text if plain else None)
+        return hits
+
+    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None) -> Any:
+        """States entered / transitions taken (this log and its branches, `logs`, or a store's threads) as a
+        DataFrame; the widget's "coverage" toggle draws it as a heatmap on the chart."""
+        return explorer_coverage(self, logs, store=store, thread_ids=thread_ids).to_pandas()
+
+    def to_html(self, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
+        """One self-contained HTML file of this explorer (chart, log window, state at each index); see export.py."""
+        return export_html(self, path, start, stop)
 
     def effects(self, at: int | None = None) -> list[dict[str, Any]] | None:
         """Effects owed after entry `at` (default: the current index); derived, never executed."""
         return self._frames.effects(self.index if at is None else at)
 
-    def usage(self, at: int | None = None) -> dict[str, Any]:
-        """Cumulative usage totals up to `at` (default: the current index), same keys as get_usage_from_events."""
-        return self._usage.totals_at(self.index if at is None else at)
+    def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger:
+        """The usage ledger up to `at` (default: the whole run): reads as the cumulative totals (same keys as
+        get_usage_from_events), `.to_pandas()` / `.by_model()` / `.by_state()` / `.compare()` as tables;
+        `compare=` branches are drawn beside this run in the usage panel."""
+        return explorer_usage(self, at, compare)
 
 
 def _change(change: Any) -> dict[str, Any]:

@@ -1,0 +1,136 @@
+"""Static export: one self-contained HTML file showing an explorer (chart, log window, state at each index).
+
+The file inlines the widget's own bundle and CSS and the precomputed data (traitlets, one frame per index of
+the chosen range, the table rows of that range); the bundle's static model shim (js/src/static.js) answers
+the front end's `model.get/set/on/send` from that data, so the page is the widget itself, not a second UI.
+No server, no network. Never writes anywhere but `path`; never executes machine actions.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AgentError
+
+if TYPE_CHECKING:
+    from .widget import Explorer
+
+__all__ = ["MAX_STATIC_FRAMES", "export_html", "static_payload"]
+
+# Frames embedded by default: a frame is ~1-2 kB of JSON, so 2,000 keep the file at a few MB beyond the bundle.
+MAX_STATIC_FRAMES = 2_000
+_TRAITS = ("info", "graph", "length", "verification", "comparison", "usage_series", "marks", "table_types",
+           "coverage_data", "usage_ledger", "search_results")
+
+
+def _window(ex: Explorer, start: int | None, stop: int | None) -> tuple[int, int, str | None]:
+    """[start, stop] inclusive, and the note shown when it is not the whole log."""
+    n = len(ex)
+    if start is None and stop is None:
+        if n <= MAX_STATIC_FRAMES:
+            return 0, n - 1, None
+        half = MAX_STATIC_FRAMES // 2
+        start = max(0, min(ex.index - half, n - MAX_STATIC_FRAMES))
+        stop = start + MAX_STATIC_FRAMES - 1
+    else:
+        start = 0 if start is None else start
+        stop = n - 1 if stop is None else stop
+    if not (0 <= start <= stop < n):
+        raise AgentError(f"to_html needs 0 <= start <= stop < {n} (the log's length), got start={start}, stop={stop}",
+                         code="invalid-export-range")
+    if stop - start + 1 > 10 * MAX_STATIC_FRAMES:
+        raise AgentError(f"to_html embeds one frame per index; {stop - start + 1} indices is too many for one file "
+                         f"(at most {10 * MAX_STATIC_FRAMES}): choose a narrower start/stop", code="invalid-export-range")
+    if start == 0 and stop == n - 1:
+        return start, stop, None
+    return start, stop, (f"Static export of indices {start:,}–{stop:,} of a {n:,}-entry log: the slider stays "
+                         "inside this window. Open the log in a notebook for the rest.")
+
+
+def static_payload(ex: Explorer, start: int | None = None, stop: int | None = None) -> dict[str, Any]:
+    """The data the static model shim serves: traitlet values, frames and table rows of [start, stop]."""
+    start, stop, note = _window(ex, start, stop)
+    frames = [ex._frames.build(i) for i in range(start, stop + 1)]
+    rows = [ex._table.row(i) for i in range(start, stop + 1)]
+    traits = {name: getattr(ex, name) for name in _TRAITS if ex.has_trait(name)}
+    index = min(max(ex.index, start), stop)
+    return {
+        "version": 1,
+        "start": start,
+        "stop": stop,
+        "index": index,
+        "note": note,
+        "traits": traits,
+        "frames": frames,
+        "rows": rows,
+        "pageSize": 100,
+    }
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a <script> element: no `</script>`, no `<!--`, no U+2028/9 surprises."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+_PAGE = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="agent_explorer to_html">
+<title>{title}</title>
+<style>
+body {{ margin: 0; padding: 16px; font: 13px system-ui, sans-serif; background: #fff; color: #1f2328; }}
+@media (prefers-color-scheme: dark) {{ body {{ background: #0d1117; color: #e6edf3; }} }}
+#ae-static-note {{ margin: 0 0 8px; padding: 6px 10px; border-radius: 6px; background: rgba(127,127,127,.12); }}
+</style>
+<style>{css}</style>
+</head>
+<body>
+<p id="ae-static-note" data-testid="static-note"></p>
+<div id="ae-static"></div>
+<script type="application/json" id="ae-data">{data}</script>
+<script type="application/json" id="ae-bundle">{bundle}</script>
+<script type="module">
+const read = (id) => JSON.parse(document.getElementById(id).textContent);
+const data = read("ae-data");
+const url = URL.createObjectURL(new Blob([read("ae-bundle")], {{ type: "text/javascript" }}));
+const widget = await import(url);
+const note = document.getElementById("ae-static-note");
+note.textContent = data.note || ("Static export of a " + data.traits.length + "-entry log: every index is here; " +
+  "searching, forking and coverage are as they were saved.");
+widget.renderStatic(data, document.getElementById("ae-static"));
+</script>
+</body>
+</html>
+"""
+
+
+def export_html(ex: Explorer, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
+    """Write the self-contained HTML file; returns its path. Needs the built bundle (static/widget.js)."""
+    from .widget import STATIC_DIR
+
+    bundle_path, css_path = STATIC_DIR / "widget.js", STATIC_DIR / "widget.css"
+    if not bundle_path.exists():
+        raise AgentError(f"to_html needs the widget's built front end at {bundle_path}; run `npm ci && npm run "
+                         "build` in js/ (or reinstall the package)", code="missing-bundle")
+    payload = static_payload(ex, start, stop)
+    info = payload["traits"].get("info") or {}
+    title = f"{info.get('machineId', 'run')} · agent_explorer"
+    html = _PAGE.format(
+        title=_text(title),
+        css=css_path.read_text(encoding="utf-8").replace("</", "<\\/") if css_path.exists() else "",
+        data=_script_json(payload),
+        bundle=_script_json(bundle_path.read_text(encoding="utf-8")),
+    )
+    out = Path(path)
+    out.write_text(html, encoding="utf-8")
+    return out
+
+
+def _text(value: str) -> str:
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,320 @@
+"""Search inside a run: a substring or regex, optionally under a JSON path, over every event and every context.
+
+Events are scanned entry by entry (a serialized-blob prefilter skips most entries before any tree walk).
+Contexts are scanned once per *change*: one forward walk of the checkpointed states (one transition per entry,
+never a refold from 0 per index), and a context the engine did not replace (the same object as the previous
+index's: the engine shares it when no `assign` ran) is not searched again; a hit then covers the whole run of
+indices holding that context (`index`..`until`). Read-only: never mutates entries, never executes actions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ..errors import AgentError
+
+__all__ = ["SearchHit", "SearchQuery", "search_log", "parse_path"]
+
+EXCERPT = 120
+PATHS_PER_HIT = 8
+_SEGMENT = re.compile(r"\[(\d+|\*)\]|\.?([^.\[\]]+)")
+
+
+class SearchHit(int):
+    """One hit: an int (its log index, so `ex.index = hit` and `hits == [1, 7]` just work) with the details.
+
+    `where` is "event" (the entry: its event, id, causation id) or "context" (the context at that index);
+    `path` the first matching location (`event.output.text`, `context.notes[2]`), `paths` up to 8 of them;
+    `text` an excerpt of the matched value; `until` the last index the same context holds (context hits).
+    """
+
+    index: int
+    where: str
+    path: str
+    paths: list[str]
+    text: str
+    until: int
+
+    def __new__(cls, index: int, where: str, paths: list[str], text: str, until: int | None = None) -> SearchHit:
+        hit = super().__new__(cls, index)
+        hit.index = index
+        hit.where = where
+        hit.paths = paths
+        hit.path = paths[0] if paths else ""
+        hit.text = text
+        hit.until = index if until is None else until
+        return hit
+
+    def __repr__(self) -> str:
+        span = f"..{self.until}" if self.until != self.index else ""
+        return f"SearchHit({self.index}{span}, {self.where}, {self.path!r}, {self.text!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"index": self.index, "where": self.where, "path": self.path, "text": self.text, "until": self.until}
+
+
+def parse_path(path: str) -> tuple[str | None, list[str | int]]:
+    """`"event.output.text"` / `"$.context.items[*].name"` / `"output.text"` -> (scope or None, segments).
+
+    A leading `event` or `context` (after an optional `$`) picks the scope; `*` and `[*]` match any key or
+    item; `[n]` an item. Anything else is a key.
+    """
+    text = path.strip()
+    if text.startswith("$"):
+        text = text[1:].lstrip(".")
+    segments: list[str | int] = []
+    position = 0
+    for match in _SEGMENT.finditer(text):
+        if match.start() != position:
+            raise AgentError(f"search path {path!r} is not a JSON path (at character {position})", code="invalid-search-path")
+        index, key = match.group(1), match.group(2)
+        segments.append("*" if index == "*" else int(index) if index is not None else key)
+        position = match.end()
+    if position != len(text):
+        raise AgentError(f"search path {path!r} is not a JSON path (at character {position})", code="invalid-search-path")
+    scope = None
+    if segments and segments[0] in ("event", "context"):
+        scope = str(segments.pop(0))
+    return scope, segments
+
+
+@dataclass(frozen=True)
+class SearchQuery:
+    """What to look for and where: `scope` is "events", "context" or "both"; `case` makes it case-sensitive."""
+
+    text: str
+    regex: bool = False
+    path: str | None = None
+    scope: str = "both"
+    case: bool = False
+    type: str | None = None
+
+    def compile(self) -> Callable[[str], re.Match[str] | None]:
+        flags = 0 if self.case else re.IGNORECASE
+        try:
+            pattern = re.compile(self.text if self.regex else re.escape(self.text), flags)
+        except re.error as error:
+            raise AgentError(f"search pattern {self.text!r} is not a valid regular expression: {error}", code="invalid-search-pattern") from error
+        return pattern.search
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "regex": self.regex, "path": self.path or "", "scope": self.scope, "case": self.case, "type": self.type or ""}
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
+    """(path, text) of every scalar under `value`; keys are not searched (a path query is how to name them)."""
+    if isinstance(value, Mapping):
+        for key, sub in value.items():
+            yield from _leaves(sub, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, (list, tuple)):
+        for i, sub in enumerate(value):
+            yield from _leaves(sub, f"{path}[{i}]")
+    elif isinstance(value, str):
+        yield path, value
+    elif value is None or isinstance(value, bool):
+        yield path, "null" if value is None else ("true" if value else "false")
+    else:
+        yield path, str(value)
+
+
+def _select(value: Any, segments: Sequence[str | int], path: str) -> Iterator[tuple[str, Any]]:
+    """The values a parsed path names inside `value` (with their concrete paths)."""
+    if not segments:
+        yield path, value
+        return
+    head, rest = segments[0], segments[1:]
+    if head == "*":
+        if isinstance(value, Mapping):
+            for key, sub in value.items():
+                yield from _select(sub, rest, f"{path}.{key}")
+        elif isinstance(value, (list, tuple)):
+            for i, sub in enumerate(value):
+                yield from _select(sub, rest, f"{path}[{i}]")
+    elif isinstance(head, int):
+        if isinstance(value, (list, tuple)) and -len(value) <= head < len(value):
+            yield from _select(value[head], rest, f"{path}[{head}]")
+    elif isinstance(value, Mapping) and head in value:
+        yield from _select(value[head], rest, f"{path}.{head}")
+
+
+def _excerpt(text: str, match: re.Match[str]) -> str:
+    if len(text) <= EXCERPT:
+        return text
+    start = max(0, match.start() - EXCERPT // 3)
+    piece = text[start:start + EXCERPT]
+    return ("…" if start else "") + piece + ("…" if start + EXCERPT < len(text) else "")
+
+
+class _Matcher:
+    """Finds matching leaves of one JSON value under the query's path; the blob prefilter lives here."""
+
+    def __init__(self, query: SearchQuery, segments: list[str | int]) -> None:
+        self.find = query.compile()
+        self.segments = segments
+        needle = query.text if query.case else query.text.lower()
+        # A plain needle without characters JSON escapes appears verbatim in the serialized value iff some
+        # leaf (or key) holds it: a cheap reject before walking the tree.
+        plain = not query.regex and not any(c in needle for c in '"\\') and all(ord(c) >= 0x20 for c in needle)
+        self.needle = needle if plain else None
+        self.case = query.case
+
+    def maybe(self, value: Any) -> bool:
+        if self.needle is None:
+            return True
+        blob = orjson.dumps(value, default=str).decode()
+        return self.needle in (blob if self.case else blob.lower())
+
+    def hits(self, value: Any, root: str) -> tuple[list[str], str] | None:
+        if not self.maybe(value):
+            return None
+        paths: list[str] = []
+        excerpt = ""
+        for base, selected in _select(value, self.segments, root):
+            for path, text in _leaves(selected, base):
+                match = self.find(text)
+                if match is not None:
+                    if not paths:
+                        excerpt = _excerpt(text, match)
+                    paths.append(path)
+                    if len(paths) >= PATHS_PER_HIT:
+                        return paths, excerpt
+        return (paths, excerpt) if paths else None
+
+
+def search_log(
+    entries: Sequence[Mapping[str, Any]],
+    query: SearchQuery,
+    state_at: Callable[[int], Any] | None = None,
+    *,
+    limit: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[SearchHit]:
+    """Every hit of `query` in `entries` (events) and, with `state_at`, in the contexts; sorted by index.
+
+    `state_at(i)` is the snapshot after entry i (the explorer passes its checkpointed Timeline's); it is
+    called for 0, 1, 2, ... in order, which the Timeline answers with one transition each. `limit` stops
+    early (the returned hits are then the first `limit` by index, events and contexts interleaved).
+    """
+    scope, segments = parse_path(query.path) if query.path else (None, [])
+    if query.scope not in ("events", "context", "both"):
+        raise AgentError(f"search scope must be 'events', 'context' or 'both', not {query.scope!r}", code="invalid-search-scope")
+    want_events = query.scope in ("events", "both") and scope in (None, "event")
+    want_context = query.scope in ("context", "both") and scope in (None, "context") and state_at is not None
+    matcher = _Matcher(query, segments)
+    hits: list[SearchHit] = []
+    type_filter = query.type or None
+    previous: Any = None
+    open_hit: SearchHit | None = None
+    n = len(entries)
+    for i in range(n):
+        entry = entries[i]
+        if want_events and (type_filter is None or _type_of(entry) == type_filter):
+            found = _entry_hits(matcher, entry, scope is None)
+            if found is not None:
+                hits.append(SearchHit(i, "event", *found))
+        if want_context:
+            context = state_at(i).context  # type: ignore[misc]
+            # Unchanged (the engine kept the object, or an equal one came from a checkpoint): extend the open
+            # hit instead of searching the same context again.
+            if context is previous or context == previous:
+                if open_hit is not None:
+                    open_hit.until = i
+            else:
+                previous = context
+                found = matcher.hits(context, "context")
+                if found is None:
+                    open_hit = None
+                elif open_hit is not None and open_hit.paths == found[0] and open_hit.text == found[1]:
+                    open_hit.until = i  # a new context, matching the same way: one hit over the whole run
+                else:
+                    open_hit = SearchHit(i, "context", *found)
+                    hits.append(open_hit)
+        if progress is not None and i % 20_000 == 0:
+            progress(i, n)
+        if limit is not None and len(hits) >= limit:
+            break
+    return hits[:limit] if limit is not None else hits
+
+
+def _entry_hits(matcher: _Matcher, entry: Mapping[str, Any], whole_entry: bool) -> tuple[list[str], str] | None:
+    """The event's leaves (under the path, if any); without a path also the entry's id and causation id."""
+    found = matcher.hits(entry.get("event"), "event")
+    if whole_entry and matcher.segments == []:
+        for key in ("id", "causationId"):
+            value = entry.get(key)
+            if isinstance(value, str):
+                match = matcher.find(value)
+                if match is not None:
+                    paths, text = found if found is not None else ([], _excerpt(value, match))
+                    found = ([*paths, key], text)
+    return found
+
+
+def _type_of(entry: Mapping[str, Any]) -> Any:
+    event = entry.get("event")
+    return event.get("type") if isinstance(event, Mapping) else None
+
+
+PAGE = 50
+MARKS_CAP = 2_000
+
+
+def search_page(hits: Sequence[SearchHit], query: SearchQuery, offset: int = 0, error: str | None = None) -> dict[str, Any]:
+    """The `search_results` traitlet: one page of hits (the browser never holds them all)."""
+    offset = max(0, min(int(offset), max(0, len(hits) - 1)))
+    return {
+        "query": query.to_json(),
+        "total": len(hits),
+        "offset": offset,
+        "limit": PAGE,
+        "hits": [hit.to_json() for hit in hits[offset:offset + PAGE]],
+        "error": error,
+    }
+
+
+def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
+    """Indices to mark on the slider track: every hit's start, evenly thinned to `cap` when there are more."""
+    indices = sorted({hit.index for hit in hits})
+    if len(indices) <= cap:
+        return indices
+    step = len(indices) / cap
+    return [indices[int(k * step)] for k in range(cap)]
+
+
+def explorer_search(ex: Any, query: SearchQuery, *, limit: int | None = None, mark: int = MARKS_CAP) -> list[SearchHit]:
+    """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track."""
+    state_at = getattr(ex._source, "state_at", None)
+    try:
+        hits = search_log(ex.entries, query, state_at, limit=limit)
+    except AgentError as error:
+        ex.search_results = search_page([], query, error=error.message)
+        raise
+    ex.search_hits = hits
+    ex.search_results = search_page(hits, query)
+    ex.marks = {**ex.marks, "hits": hit_marks(hits, mark) if mark else []}
+    return hits
+
+
+def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
+    """`{kind: "search", text, regex, path, scope, case}` runs a search; `{kind: "search-page", offset}` pages."""
+    if content.get("kind") == "search-page":
+        query = SearchQuery(**{k: v for k, v in (ex.search_results.get("query") or {}).items() if k in ("text", "regex", "path", "scope", "case")})
+        ex.search_results = search_page(getattr(ex, "search_hits", []), query, int(content.get("offset") or 0))
+        return
+    text = str(content.get("text") or "")
+    if not text:
+        ex.search_hits = []
+        ex.search_results = {}
+        ex.marks = {**ex.marks, "hits": []}
+        return
+    query = SearchQuery(text, bool(content.get("regex")), str(content.get("path") or "") or None,
+                        str(content.get("scope") or "both"), bool(content.get("case")))
+    try:
+        explorer_search(ex, query)
+    except AgentError:
+        pass  # the error is on the search_results traitlet, where the panel shows it
