@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import threading
+from functools import partial
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -86,13 +87,13 @@ class Timeline:
         self._cache: OrderedDict[int, Any] = OrderedDict()
         self._hashes: OrderedDict[int, str] = OrderedDict()
         self._last: int = -1
-        # Slot j holds the checkpoint of index j*K (JSON bytes of the persisted snapshot).
+        # Slot j holds the checkpoint of index j*K (JSON bytes of the exact persisted snapshot).
         self._checkpoints: list[bytes] = []
         snapshot, _ = seed(machine, self._entries[0], check_version=check_version)
         self._check_entries(1, len(self._entries))
         self._frontier = 0  # every checkpoint up to here exists; _frontier_snapshot is its state
         self._frontier_snapshot = snapshot
-        self._checkpoints.append(orjson.dumps(machine.get_persisted_snapshot(snapshot)))
+        self._checkpoints.append(orjson.dumps(machine.get_persisted_snapshot(snapshot, exact=True)))
         self._remember(0, snapshot)
         if not lazy:
             self.build()
@@ -137,7 +138,10 @@ class Timeline:
 
     def _fold_frontier(self, stop: int) -> None:
         machine, entries, every = self._machine, self._entries, self._every
-        get_persisted = machine.get_persisted_snapshot
+        # Checkpoints keep the engine's exact form ("_nodes"): XState's plain restore can order active
+        # states differently from the live fold (e.g. a deep history in a parallel state), and a
+        # checkpoint must continue exactly as the fold from 0 would. Never hashed.
+        get_persisted = partial(machine.get_persisted_snapshot, exact=True)
         checkpoints = self._checkpoints
         snapshot = self._frontier_snapshot
         for index in range(self._frontier + 1, stop + 1):
@@ -236,7 +240,9 @@ class Timeline:
         with self._lock:
             index = self._normalize(index)
             if index % self._every == 0 and index <= self._frontier and index not in self._cache:
-                return orjson.loads(self._checkpoints[index // self._every])  # type: ignore[no-any-return]
+                persisted = orjson.loads(self._checkpoints[index // self._every])
+                persisted.pop("_nodes", None)  # the exact form's restore hint is not part of the state
+                return persisted  # type: ignore[no-any-return]
             return self._machine.get_persisted_snapshot(self.state_at(index))  # type: ignore[no-any-return]
 
     def hash_at(self, index: int) -> str:

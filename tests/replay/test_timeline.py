@@ -224,3 +224,29 @@ def test_a_malformed_entry_is_named_at_construction(machine: Any, long_log: list
     with pytest.raises(AgentLogFormatError) as caught:
         Timeline(machine, broken, lazy=True)
     assert caught.value.index == 30
+
+
+def test_checkpoints_continue_exactly_like_the_fold_from_zero() -> None:
+    """XState's plain restore orders a parallel state's deep history differently from the live run;
+    a Timeline checkpoint must not: state_at(i) equals replay(entries[:i+1]) across the checkpoint."""
+    from agent_explorer import create_machine, create_replay_entry, init_entry, replay, transition
+    from agent_explorer.engine import initial_transition
+    from agent_explorer.log import Timeline
+
+    machine = create_machine({"id": "m", "initial": "w", "states": {
+        "w": {"initial": "p", "on": {"OFF": "#m.off"}, "states": {
+            "p": {"type": "parallel", "states": {
+                "r1": {"initial": "a", "states": {"a": {"on": {"R1": "a2"}}, "a2": {}}},
+                "r2": {"initial": "b", "states": {"b": {}}}}},
+            "h": {"type": "history", "history": "deep"}}},
+        "off": {"on": {"BACK": "#m.w.h"}}}})
+    entries = [init_entry(machine)]
+    snapshot, _ = initial_transition(machine)
+    for index, event in enumerate([{"type": "R1"}, {"type": "NOISE"}, {"type": "OFF"}, {"type": "BACK"}], start=1):
+        snapshot, _ = transition(machine, snapshot, event)
+        entries.append(create_replay_entry(machine, event, index, snapshot_after=snapshot))
+    timeline = Timeline(machine, entries, checkpoint_every=2)  # a checkpoint sits at index 2, before OFF
+    for i in range(len(entries)):
+        assert timeline.persisted_at(i) == replay(machine, entries[: i + 1]).persisted_snapshot, i
+    fresh = Timeline(machine, entries, checkpoint_every=2)
+    assert fresh.persisted_at(3) == replay(machine, entries[:4]).persisted_snapshot  # jump straight past it
