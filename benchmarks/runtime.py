@@ -1,9 +1,9 @@
 """Runtime figures (not a test): run_agent throughput per store, resume cost vs log length, the
 step-path loop with and without the incremental fold, parse_agent_event per payload.
 
-Run: `.venv/bin/python -m tests.runtime.bench_runtime` from the repository root (or
-`cd tests && ../.venv/bin/python -m runtime.bench_runtime`). Prints figures and same-run ratios
-(machines share CPU, so absolute numbers drift; ratios are the comparable part).
+Run: `.venv/bin/python benchmarks/runtime.py` from the repository root. Prints figures and same-run
+ratios (machines share CPU, so absolute numbers drift; ratios are the comparable part). The machines
+are the runtime test suite's (tests/runtime/machines.py).
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ import tempfile
 import time
 from typing import Any
 
-if __package__ in (None, ""):
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    __package__ = "runtime"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 from agent_explorer.runtime import ScriptedModel, parse_agent_event, run_agent
 from agent_explorer.runtime import effects as effects_module
@@ -30,7 +28,7 @@ from agent_explorer.steps import (
 )
 from agent_explorer.stores import SqliteEventLogStore, create_in_memory_event_log_store
 
-from .machines import FULL_INPUT, USAGE, approval_machine, full_machine
+from runtime.machines import FULL_INPUT, USAGE, approval_machine, full_machine
 
 
 def fast_full_model() -> ScriptedModel:
