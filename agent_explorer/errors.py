@@ -14,6 +14,21 @@ context attributes; messages say what went wrong, where, and what to do about it
     ├── MachineConfigError                  "invalid-machine-config" path
     ├── AgentStoreBusyError                 "store-busy"            (retryable: a lock was not had in time)
     └── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+
+Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.code`):
+    arguments   invalid-argument, invalid-verify-mode, invalid-fork, invalid-fork-index, invalid-clock,
+                invalid-machine, invalid-machine-ref, invalid-schema, invalid-search-path,
+                invalid-search-pattern, invalid-search-scope, invalid-export-range
+    engine      invalid-event, invalid-action, invalid-snapshot, unknown-actor, guard-not-implemented,
+                infinite-loop, non-persistable-child
+    log         invalid-init-entry, missing-init-entry, invalid-entry-field, reserved-event-type,
+                duplicate-entry-id, empty-log, not-quiescent (`.in_flight`), migration-failed,
+                engine-unavailable
+    runtime     missing-thread-id, event-log-conflict (explicit events differ from the thread),
+                missing-executor, invalid-executor-result, decision-rejected, scripted-model-exhausted,
+                run-limit, version-bridge-needs-new-thread
+    CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
+                missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
 """
 
 from __future__ import annotations

@@ -87,3 +87,16 @@ def test_errors_carry_stable_codes() -> None:
         cls = getattr(agent_explorer, name)
         assert cls.code == code
         assert issubclass(cls, agent_explorer.AgentError)
+
+
+def test_every_plain_error_code_is_documented_in_the_errors_module() -> None:
+    """A code raised anywhere in the package appears in errors.py's docstring, so users can match on it."""
+    import agent_explorer.errors as errors_module
+
+    package = Path(agent_explorer.__file__).parent
+    raised = set()
+    for path in package.rglob("*.py"):
+        raised.update(re.findall(r'code="([a-z0-9-]+)"', path.read_text(encoding="utf-8")))
+    documented = set(re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)+|[a-z]+", errors_module.__doc__ or ""))
+    missing = sorted(code for code in raised if code not in documented)
+    assert not missing, f"codes raised but not listed in agent_explorer/errors.py: {missing}"
