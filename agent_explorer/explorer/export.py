@@ -52,6 +52,11 @@ def _window(ex: Explorer, start: int | None, stop: int | None) -> tuple[int, int
 def static_payload(ex: Explorer, start: int | None = None, stop: int | None = None) -> dict[str, Any]:
     """The data the static model shim serves: traitlet values, frames and table rows of [start, stop]."""
     start, stop, note = _window(ex, start, stop)
+    # The page has no kernel to ask: coverage and the usage ledger go in computed (cheap next to the frames).
+    if not ex.coverage_data:
+        ex.coverage()
+    if not ex.usage_ledger:
+        ex.usage()
     frames = [ex._frames.build(i) for i in range(start, stop + 1)]
     rows = [ex._table.row(i) for i in range(start, stop + 1)]
     traits = {name: getattr(ex, name) for name in _TRAITS if ex.has_trait(name)}
@@ -102,7 +107,7 @@ const url = URL.createObjectURL(new Blob([read("ae-bundle")], {{ type: "text/jav
 const widget = await import(url);
 const note = document.getElementById("ae-static-note");
 note.textContent = data.note || ("Static export of a " + data.traits.length + "-entry log: every index is here; " +
-  "searching, forking and coverage are as they were saved.");
+  "search covers this page; forking and other logs need the notebook.");
 widget.renderStatic(data, document.getElementById("ae-static"));
 </script>
 </body>

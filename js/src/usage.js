@@ -1,43 +1,91 @@
 // Usage: cumulative token/cost totals up to the cursor and a small plot of the run (points from Python,
-// already down-sampled), with a marker at the current index.
+// already down-sampled), with a marker at the current index. With the ledger (`usage_ledger`, sent when
+// `ex.usage()` runs or "ledger" is pressed) the plot draws one line per model plus compared branches
+// (dashed), and a table lists tokens (and cost) per state the machine was in. Data is drawn as text.
 
 import { formatNumber, h, replace, s } from "./dom.js";
 
 const W = 240;
 const H = 48;
+const MODEL_CLASSES = 6;
 
 export class UsagePanel {
-  constructor() {
+  constructor(model) {
+    this.model = model;
     this.totals = h("div", { class: "ae-kv" });
     this.plot = h("div", { class: "ae-spark" });
-    this.el = h("section", { class: "ae-panel ae-usage", "data-testid": "usage" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Usage")), this.totals, this.plot);
+    this.legend = h("div", { class: "ae-usage-legend", "data-testid": "usage-legend" });
+    this.byState = h("div", { class: "ae-usage-states", "data-testid": "usage-by-state" });
+    this.ledgerButton = h("button", { class: "ae-btn ae-btn-small", title: "Usage per model and per state, compared with the branches", "aria-label": "Show the usage ledger", "data-testid": "usage-ledger", onclick: () => model && model.send({ kind: "usage-ledger" }) }, "ledger");
+    this.el = h("section", { class: "ae-panel ae-usage", "data-testid": "usage" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Usage"), h("span", { class: "ae-spacer" }), this.ledgerButton), this.totals, this.plot, this.legend, this.byState);
     this.series = [];
+    this.ledger = null;
     this.length = 1;
+    this.index = null;
   }
 
   drawSeries(series, length) {
     this.series = series || [];
     this.length = Math.max(1, length || 1);
-    this.redrawPlot(null);
+    this.redrawPlot(this.index);
+  }
+
+  drawLedger(ledger) {
+    this.ledger = ledger && ledger.series ? ledger : null;
+    this.redrawPlot(this.index);
+    if (!this.ledger) {
+      replace(this.legend);
+      replace(this.byState);
+      return;
+    }
+    const models = Object.keys(this.ledger.series);
+    const cost = this.ledger.hasCost;
+    replace(
+      this.legend,
+      models.map((name, k) => h("span", { class: "ae-usage-key", title: name }, h("span", { class: `ae-swatch ae-model-${k % MODEL_CLASSES}` }), name)),
+      (this.ledger.branches || []).map((b) => h("span", { class: "ae-usage-key", title: b.label }, h("span", { class: "ae-swatch ae-branch-line" }), `${b.label} (total)`)),
+    );
+    const rows = (this.ledger.byState || []).slice(0, 8);
+    replace(
+      this.byState,
+      rows.length
+        ? h(
+            "table",
+            { class: "ae-mini-table" },
+            h("thead", {}, h("tr", {}, h("th", {}, "state when spent"), h("th", {}, "calls"), h("th", {}, "tokens"), cost ? h("th", {}, "cost") : null)),
+            h("tbody", {}, rows.map(([state, n, tokens, c]) => h("tr", {}, h("td", { title: state }, state), h("td", {}, formatNumber(n)), h("td", {}, formatNumber(tokens)), cost ? h("td", {}, c === null ? "—" : Number(c).toFixed(4)) : null))),
+          )
+        : null,
+    );
   }
 
   redrawPlot(index) {
-    if (!this.series.length) {
+    const ledgerLines = this.ledger ? Object.values(this.ledger.series) : [];
+    const branchLines = this.ledger ? (this.ledger.branches || []).map((b) => b.series || []) : [];
+    if (!this.series.length && !ledgerLines.length) {
       replace(this.plot, h("span", { class: "ae-muted" }, "no @agent.usage records"));
       return;
     }
-    const maxY = Math.max(1, ...this.series.map((p) => p[1]));
-    const x = (i) => ((i / Math.max(1, this.length - 1)) * (W - 4) + 2).toFixed(1);
+    const all = [this.series, ...ledgerLines, ...branchLines];
+    const maxY = Math.max(1, ...all.flatMap((line) => line.map((p) => p[1])));
+    const maxX = Math.max(this.length - 1, ...all.flatMap((line) => line.map((p) => p[0])), 1);
+    const x = (i) => ((i / maxX) * (W - 4) + 2).toFixed(1);
     const y = (v) => (H - 2 - (v / maxY) * (H - 6)).toFixed(1);
-    let d = `M ${x(0)} ${y(0)}`;
-    for (const [i, v] of this.series) d += ` H ${x(i)} V ${y(v)}`;
-    d += ` H ${x(this.length - 1)}`;
-    const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "ae-spark-svg", role: "img", "aria-label": "cumulative total tokens over the run" }, s("path", { d, class: "ae-spark-line" }));
+    const path = (points, end) => {
+      let d = `M ${x(0)} ${y(0)}`;
+      for (const [i, v] of points) d += ` H ${x(i)} V ${y(v)}`;
+      return d + ` H ${x(end)}`;
+    };
+    const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "ae-spark-svg", role: "img", "aria-label": "cumulative tokens over the run" });
+    for (const points of branchLines) if (points.length) svg.appendChild(s("path", { d: path(points, points[points.length - 1][0]), class: "ae-spark-line ae-branch-line" }));
+    svg.appendChild(s("path", { d: path(this.series, this.length - 1), class: "ae-spark-line" }));
+    ledgerLines.forEach((points, k) => svg.appendChild(s("path", { d: path(points, this.length - 1), class: `ae-spark-line ae-model-line ae-model-${k % MODEL_CLASSES}` })));
     if (index !== null && index !== undefined) svg.appendChild(s("line", { x1: x(index), x2: x(index), y1: 0, y2: H, class: "ae-spark-cursor" }));
     replace(this.plot, svg);
   }
 
   draw(usage, index) {
+    this.index = index;
     if (usage === null || usage === undefined) {
       replace(this.totals, h("span", { class: "ae-muted" }, "summing usage…"));
       return;

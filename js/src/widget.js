@@ -9,6 +9,9 @@ import { drawBanner, drawComparison, drawMachines, drawStatusChip } from "./noti
 import { StatePanel } from "./state-panel.js";
 import { EventTable } from "./table.js";
 import { UsagePanel } from "./usage.js";
+import { CoverageLayer } from "./coverage.js";
+import { SearchPanel } from "./search.js";
+import { createStaticModel } from "./static.js";
 
 const SPEEDS = [1, 2, 5, 10, 25, 50];
 
@@ -96,9 +99,12 @@ function render({ model, el }) {
   // -- panels ---------------------------------------------------------------------------------------
   const graph = new GraphPanel();
   const table = new EventTable(model);
-  const usage = new UsagePanel();
+  const usage = new UsagePanel(model);
   const state = new StatePanel(model);
   const graphPanel = h("section", { class: "ae-panel ae-chart" }, graph.el);
+  const coverage = new CoverageLayer(model, graph); // heatmap toggle in the chart toolbar
+  graphPanel.appendChild(coverage.legend);
+  const search = new SearchPanel(model, setIndex);
 
   const root = h(
     "div",
@@ -110,6 +116,7 @@ function render({ model, el }) {
     h("div", { class: "ae-main" }, graphPanel, state.el),
     comparePanel,
     h("div", { class: "ae-bottom" }, table.el, usage.el),
+    search.el,
   );
   // JupyterLab honours data-lm-suppress-shortcuts (Lumino skips its keymap inside); the class is the
   // older spelling some front ends still check.
@@ -181,6 +188,7 @@ function render({ model, el }) {
     graph.highlight(f.active || [], f.taken || []);
     usage.draw(f.usage, i);
     table.markCurrent(i);
+    search.markCurrent(i);
   }
 
   function drawVerification() {
@@ -212,7 +220,10 @@ function render({ model, el }) {
   on("change:table", () => table.draw(model.get("table"), model.get("index")));
   on("change:table_types", () => table.drawTypes(model.get("table_types")));
   on("change:usage_series", () => usage.drawSeries(model.get("usage_series"), model.get("length")));
-  on("change:graph", () => graph.draw(model.get("graph")));
+  on("change:graph", () => graph.draw(model.get("graph")).then(() => coverage.draw()));
+  on("change:coverage_data", () => coverage.draw());
+  on("change:search_results", () => search.draw(model.get("search_results"), model.get("index")));
+  on("change:usage_ledger", () => usage.drawLedger(model.get("usage_ledger")));
 
   el.classList.add("ae-host");
   el.appendChild(root);
@@ -221,10 +232,13 @@ function render({ model, el }) {
   table.drawTypes(model.get("table_types"));
   table.draw(model.get("table"), model.get("index"));
   usage.drawSeries(model.get("usage_series"), model.get("length"));
+  usage.drawLedger(model.get("usage_ledger"));
+  search.draw(model.get("search_results"), model.get("index"));
   drawVerification();
   drawComparisonPanel();
   drawFrame();
   graph.draw(model.get("graph")).then(() => {
+    coverage.draw();
     const f = model.get("frame") || {};
     graph.highlight(f.active || [], f.taken || []);
     root.dataset.ready = "true";
@@ -237,6 +251,11 @@ function render({ model, el }) {
     for (const fn of off) fn();
     root.removeEventListener("keydown", onKey);
   };
+}
+
+/** The static export's entry (`Explorer.to_html`): the same view over the exported data, no kernel. */
+export function renderStatic(data, el) {
+  return render({ model: createStaticModel(data), el });
 }
 
 export default { render };
