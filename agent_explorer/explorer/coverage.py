@@ -200,9 +200,9 @@ def coverage_of_store(
                 offset += page
         out = []
         for thread_id in ids:
-            entries = await store.read(thread_id)
-            if entries and entries[0].get("machineId") == machine.id:
-                out.append(list(entries))
+            head = await store.read(thread_id, 0, limit=1)  # the init entry names the machine: read no more
+            if head and head[0].get("machineId") == machine.id:
+                out.append(list(await store.read(thread_id)))
         return out
 
     return coverage_of(machine, run_sync(read_all))
