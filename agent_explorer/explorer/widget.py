@@ -21,7 +21,9 @@ import traitlets
 from ..errors import AgentError, AgentMachineVersionMismatchError
 from .aio import run_sync
 from .api import api, jsonable
-from .branches import Branch, BranchComparison, compare_timelines
+from .branches import Branch, BranchComparison, Lineage, compare_timelines, validate_event
+from .composer import composer_payload, dry_run
+from .pending import Pending, PendingFrames
 from .frames import FrameBuilder, ReplaySource, open_source
 from .graph import build_graph
 from .coverage import explorer_coverage
@@ -91,6 +93,9 @@ class Explorer(anywidget.AnyWidget):
     coverage_data = traitlets.Dict().tag(sync=True)
     search_results = traitlets.Dict().tag(sync=True)
     usage_ledger = traitlets.Dict().tag(sync=True)
+    # issue 9 (branches.py, composer.py): the lineage drawn beside the slider, the composer's choices at the index.
+    lineage = traitlets.Dict().tag(sync=True)
+    composer = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -132,7 +137,14 @@ class Explorer(anywidget.AnyWidget):
         # background thread (frames say `usage: None` until then), as are the Timeline's checkpoints.
         self._usage = UsageIndex([] if lazy else log)
         definition = machine.definition
-        self._frames = FrameBuilder(self._source, log, definition, self._usage, machine)
+        # The recording is the root of its lineage; `_line` is the line on view (the root, or a branch).
+        self._root = self._line = Branch.of_run(
+            machine, log, self._source, store=store, thread_id=thread_id, check_version=check_version
+        )
+        self._composer_open = False
+        self._frames: FrameBuilder = PendingFrames(
+            self._source, log, definition, self._usage, machine, line=self._line
+        )
         self._frames.usage_ready = not lazy
         self._table = EventTable(log)
         self._page_size = page_size
@@ -242,6 +254,8 @@ class Explorer(anywidget.AnyWidget):
                 self._deferred = None
                 self.frame = self._frames.build(index)
         self._follow_table(index)
+        if self._composer_open:
+            self._refresh_composer()
 
     def _deliver_deferred(self, final: bool = False) -> None:
         """Called by the background builder after each chunk: answer a deferred index once reachable."""
@@ -308,7 +322,9 @@ class Explorer(anywidget.AnyWidget):
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         if not isinstance(content, Mapping):
             return
-        if content.get("kind") == "effects":
+        if content.get("kind") in ("checkout", "composer", "compose-check", "compose-send"):
+            self._on_branch_message(content)
+        elif content.get("kind") == "effects":
             frame = dict(self.frame)
             if frame.get("index") == self.index:
                 frame.update(effects=self._frames.effects(self.index), effectsNote=None)
@@ -388,6 +404,7 @@ class Explorer(anywidget.AnyWidget):
                     BUILD_CHUNK, len(self._entries) + BUILD_CHUNK, BUILD_CHUNK
                 ):
                     build(min(until, len(self._entries) - 1))
+                    self._root.pending_index.build(min(until, len(self._root.entries) - 1))
                     self._deliver_deferred()
         finally:
             with self._lock:
@@ -494,40 +511,27 @@ class Explorer(anywidget.AnyWidget):
     def fork(
         self, at: int | None = None, *, new_thread_id: str | None = None
     ) -> Branch:
-        """A branch holding `[0, at)` (default: up to and including the current index).
+        """A branch of the line on view holding its `[0, at)` (default: up to and including the current index).
 
-        On a store-backed explorer the fork is `store.fork` onto a new thread; otherwise `fork_event_log`.
+        On a store-backed line the fork is `store.fork` onto a new thread; otherwise a copy of the entry list.
+        Either way the branch shares the line's checkpoints (nothing refolds) and records its parent.
         """
         at = self.index + 1 if at is None else at
-        branch = Branch.fork(
-            self.machine,
-            self._entries,
-            at,
-            store=self.store,
-            thread_id=self.thread_id,
-            new_thread_id=new_thread_id,
-            check_version=self._check_version,
-        )
+        branch = self._line.fork(at, new_thread_id=new_thread_id)
         self._branches.append(branch)
-        self.marks = {
-            **self.marks,
-            "forks": sorted({*self.marks.get("forks", []), at - 1}),
-        }
+        self._draw_lineage()
         return branch
 
     def compare(self, branch: Branch) -> BranchComparison:
-        """First index where this run and `branch` differ, with the state diff there; shown in the widget."""
-        result = compare_timelines(
-            self._source,
-            self._entries,
-            branch.source,
-            branch.entries,
-            forked_at=branch.forked_at,
-        )
+        """First index where the line on view and `branch` differ, the events each has there and the state
+        diff; shown in the widget."""
+        result = self._line.diff(branch)
         payload = result.to_json()
         payload["diff"] = jsonable(payload["diff"][:200])
+        payload["eventA"], payload["eventB"] = jsonable(payload["eventA"]), jsonable(payload["eventB"])
         payload["branch"] = {
             "threadId": branch.thread_id,
+            "name": branch.name,
             "appended": [
                 {
                     "index": r.index,
@@ -540,9 +544,125 @@ class Explorer(anywidget.AnyWidget):
         self.comparison = payload
         return result
 
-    def branches(self) -> list[Branch]:
-        """The branches forked from this explorer, in the order they were made."""
-        return list(self._branches)
+    def branches(self) -> Lineage:
+        """The branches forked from this explorer, in the order they were made (a list), with their tree:
+        `.root`, `.to_pandas()`; drawn beside the slider."""
+        self._draw_lineage()
+        return Lineage(self._root, self._branches, self._line)
+
+    # -- lines, the composer and pending work (branches.py, composer.py, pending.py) ---------------------
+
+    @property
+    def line(self) -> Branch:
+        """The line on view: the recording (`explorer.branches().root`) or a branch checked out."""
+        return self._line
+
+    def checkout(self, branch: Branch | None = None, *, index: int | None = None) -> Branch:
+        """View `branch` (None: the recording) in this widget, at `index` (default: its last entry).
+
+        Every panel follows the line: chart, slider, table, usage, verification. The lines themselves are
+        untouched; forks and the composer then work on the line on view.
+        """
+        line = self._root if branch is None else branch
+        if line is not self._root and line not in self._branches:
+            raise AgentError(f"{line!r} is not a branch of this explorer", code="unknown-branch")
+        with self._lock:
+            self._line = line
+            self._entries, self._source = line.entries, line.source
+            self._usage = UsageIndex(line.entries)
+            self._frames = PendingFrames(
+                line.source, line.entries, self.machine.definition, self._usage, self.machine, line=line
+            )
+            self._table = EventTable(line.entries)
+            self._building = False
+            self._deferred = None
+            self.length = len(line.entries)
+            self.info = {**self.info, "threadId": line.thread_id or self._root.thread_id, "line": line.name}
+            self.table_types = self._table.types()
+            self.usage_series = self._usage.series()
+            self.table = self._table.page(0, self._page_size)
+            self.comparison = {}
+            if line is self._root or len(line.entries) <= SYNC_VERIFY_LIMIT:
+                self._verify(self._check)
+            else:
+                self._set_verification(VerificationSummary(status="off"), None)
+        self._draw_lineage()
+        target = len(line.entries) - 1 if index is None else index
+        if self.index == target:
+            self._flush_frame()
+        else:
+            self.index = target
+        return line
+
+    def compose(self, event: Mapping[str, Any], *, at: int | None = None) -> Any:
+        """Send `event` at index `at` (default: the cursor) of the line on view, as the composer does.
+
+        At a branch's last index it is appended there; anywhere else the line is forked after `at` first.
+        The view then moves to the branch, on the new entry. Returns the `AppendResult`.
+        """
+        at = self.index if at is None else at
+        line = self._line
+        # Refused events must not leave an empty fork behind: validate against the state at `at` first.
+        validate_event(self.machine, line.source.state_at(at), event, line.pending_index.at(at))
+        if line is self._root or at != len(line.entries) - 1:
+            line = self.fork(at + 1)
+        result = line.append(event)
+        self.checkout(line)
+        return result
+
+    def pending(self, at: int | None = None) -> Pending:
+        """After entry `at` (default: the cursor) of the line on view: `after` timers armed, children in
+        flight with their request ids, and what `steps.replay` says is owed (`.to_pandas()`)."""
+        return self._line.pending_index.at(self.index if at is None else at)
+
+    def _draw_lineage(self) -> None:
+        self.lineage = Lineage(self._root, self._branches, self._line).to_json() if self._branches else {}
+        forks = sorted({b.forked_at - 1 for b in self._branches if b.parent is self._line})
+        self.marks = {**self.marks, "forks": forks}
+
+    def _refresh_composer(self) -> None:
+        index = self.index
+        line = self._line
+        try:
+            snapshot = line.source.state_at(index)
+            pending = line.pending_index.at(index)
+            self.composer = composer_payload(
+                self.machine, snapshot, pending, index=index, line=line.name,
+                last=line is not self._root and index == len(line.entries) - 1,
+            )
+        except Exception as error:  # noqa: BLE001 - the panel says what broke; the explorer stays usable
+            self.composer = {"index": index, "error": f"{type(error).__name__}: {error}", "choices": []}
+
+    def _on_branch_message(self, content: Mapping[str, Any]) -> None:
+        """Intents of branches.js / composer.js: check out a line, open the composer, dry-run or send an event."""
+        kind = content.get("kind")
+        if kind == "checkout":
+            name = content.get("branch")
+            found = next((b for b in [self._root, *self._branches] if b.name == name), None)
+            if found is not None:
+                self.checkout(found)
+        elif kind == "composer":
+            self._composer_open = bool(content.get("open", True))
+            if self._composer_open:
+                self._refresh_composer()
+        elif kind in ("compose-check", "compose-send"):
+            event = content.get("event")
+            index = self.index
+            if kind == "compose-check":
+                snapshot = self._line.source.state_at(index)
+                check = dry_run(self.machine, snapshot, self._line.pending_index.at(index), event)
+                self.composer = {**self.composer, "check": {**check, "nonce": content.get("nonce")}}
+                return
+            try:
+                result = self.compose(event if isinstance(event, Mapping) else {})
+            except AgentError as error:
+                self.composer = {**self.composer, "check": {"ok": False, "error": error.message,
+                                                            "fields": list(getattr(error, "fields", None) or []),
+                                                            "nonce": content.get("nonce")}}
+                return
+            self.composer = {**self.composer, "sent": {"index": result.index, "ignored": result.ignored,
+                                                       "message": result.message, "line": self._line.name,
+                                                       "nonce": content.get("nonce")}}
 
     def search(
         self,
@@ -578,7 +698,7 @@ class Explorer(anywidget.AnyWidget):
 
     def effects(self, at: int | None = None) -> list[dict[str, Any]] | None:
         """Effects owed after entry `at` (default: the current index); derived, never executed."""
-        return self._frames.effects(self.index if at is None else at)
+        return self.pending(at).to_json()["owed"]
 
     def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger:
         """The usage ledger up to `at` (default: the whole run): reads as the cumulative totals (same keys as

@@ -31,7 +31,9 @@ __all__ = [
     "completion_site",
     "event_of",
     "get_agent_effects",
+    "fold_step",
     "is_entry",
+    "start_ledger",
     "to_done_event",
     "to_error_event",
 ]
@@ -154,6 +156,15 @@ class JournalCounts:
         if isinstance(causation, str) and "#" in causation:
             self.caused[causation.rsplit("#", 1)[0]] += 1
             self.trail.setdefault(causation, []).append(dict(event))
+
+    def copy(self) -> JournalCounts:
+        clone = JournalCounts()
+        clone.completions = Counter(self.completions)
+        clone.caused = Counter(self.caused)
+        clone.fired = Counter(self.fired)
+        clone.trail = {key: list(events) for key, events in self.trail.items()}
+        clone.execution_id = self.execution_id
+        return clone
 
     @classmethod
     def of(cls, history: Iterable[Mapping[str, Any]] | None) -> JournalCounts:
@@ -419,6 +430,16 @@ class EffectLedger:
             self._pending.clear()
         return effects
 
+    def copy(self) -> EffectLedger:
+        """An independent ledger in the same state (for checkpoints: folding on from the copy never
+        touches this one). Effects and snapshots are immutable, so only the containers are copied."""
+        clone = EffectLedger(self.machine)
+        clone.counts = self.counts.copy()
+        clone.snapshot = self.snapshot
+        clone.last_event = self.last_event
+        clone._pending = dict(self._pending)
+        return clone
+
     def owed(self) -> list[AgentEffect]:
         out: list[AgentEffect] = []
         for effect in self._pending.values():
@@ -437,6 +458,34 @@ class EffectLedger:
             applied=tuple(self.counts.trail.get(effect.request.request_id, ())),
         )
         return dataclasses.replace(effect, request=request)
+
+
+def start_ledger(machine: Any, first: Mapping[str, Any], *, check_version: bool = True) -> tuple[Any, EffectLedger, list[Any]]:
+    """Seed a ledger from a journal's init item: (snapshot, ledger, the init's actions). Pure."""
+    from ..log.replay import require_init_entry, seed
+
+    init_entry = require_init_entry(first if is_entry(first) else {"event": first})
+    snapshot, actions = seed(machine, init_entry, check_version=check_version and is_entry(first))
+    ledger = EffectLedger(machine)
+    ledger.start(first, snapshot, actions)
+    return snapshot, ledger, list(actions)
+
+
+def fold_step(
+    machine: Any, ledger: EffectLedger, snapshot: Any, item: Mapping[str, Any]
+) -> tuple[Any, list[Any] | None, list[AgentEffect]]:
+    """Fold one journaled item after the init: (snapshot after, its actions or None for a usage or
+    init record, the effects it surfaced). The one step both the cached fold and checkpointed
+    derivations (the explorer's owed effects at any index) take, so they cannot drift apart."""
+    from ..engine import transition
+
+    event = event_of(item)
+    if event.get("type") in (USAGE_TYPE, INIT_TYPE):
+        ledger.apply(item, snapshot, [])
+        return snapshot, None, []
+    snapshot, actions = transition(machine, snapshot, dict(event))
+    effects = ledger.apply(item, snapshot, actions)
+    return snapshot, list(actions), effects
 
 
 class _Fold:
@@ -460,7 +509,6 @@ class _Fold:
 
     def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
         """Fold `source[len(items):]` (the caller checked that `items` is its prefix)."""
-        from ..engine import transition
         from ..log.replay import check_entry_machine
 
         ledger = self.ledger
@@ -469,13 +517,9 @@ class _Fold:
         for index, item in enumerate(source[len(self.items) :], start=len(self.items)):
             if is_entry(item):
                 check_entry_machine(self.machine, item, index)
-            event = event_of(item)
-            if event.get("type") in (USAGE_TYPE, INIT_TYPE):
-                ledger.apply(item, snapshot, [])
-            else:
-                snapshot, actions = transition(self.machine, snapshot, dict(event))
-                self.actions = list(actions)
-                self.effects = ledger.apply(item, snapshot, actions)
+            snapshot, actions, effects = fold_step(self.machine, ledger, snapshot, item)
+            if actions is not None:
+                self.actions, self.effects = actions, effects
             self.items.append(item)
         self.snapshot = snapshot
 
