@@ -164,6 +164,14 @@ class UsageLedger(Mapping[str, Any]):
 
         rows: list[dict[str, Any]] = []
         running: dict[str, float] = {}
+        # Where the request a record pays for completed: the entry caused by that request id (its completion
+        # or decision). The state just before it is the state that was waiting on the model.
+        completed_at: dict[Any, int] = {}
+        for i in range(self.at + 1):
+            entry = self.entries[i]
+            cause = entry.get("causationId")
+            if cause is not None and entry["event"].get("type") != USAGE_TYPE:
+                completed_at[cause] = i
         for position in self._index.positions[: self._index.count_at(self.at)]:
             event = self.entries[position]["event"]
             usage = event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
@@ -171,6 +179,9 @@ class UsageLedger(Mapping[str, Any]):
             cost = sum(v for k, v in numbers.items() if COST_HINT in k.lower())
             has_cost = any(COST_HINT in k.lower() for k in numbers)
             state = value_text(self._state_at(position).value) if self._state_at is not None else None
+            done = completed_at.get(event.get("requestId"))
+            requested = (value_text(self._state_at(done - 1).value)
+                         if self._state_at is not None and done is not None and 0 < done <= position else None)
             for key in ("totalTokens", "inputTokens", "outputTokens"):
                 running[key] = running.get(key, 0) + (numbers.get(key) or 0)
             if has_cost:
@@ -180,6 +191,7 @@ class UsageLedger(Mapping[str, Any]):
                 "requestId": event.get("requestId"),
                 "model": str(event.get("model") or "(unknown)"),
                 "state": state,
+                "requestedIn": requested,
                 **numbers,
                 "cost": cost if has_cost else None,
                 "cumulativeTokens": running.get("totalTokens", 0),
@@ -193,7 +205,7 @@ class UsageLedger(Mapping[str, Any]):
 
         frame = pd.DataFrame(self.rows())
         if frame.empty:
-            frame = pd.DataFrame(columns=["index", "requestId", "model", "state", "inputTokens", "outputTokens",
+            frame = pd.DataFrame(columns=["index", "requestId", "model", "state", "requestedIn", "inputTokens", "outputTokens",
                                           "totalTokens", "cost", "cumulativeTokens", "cumulativeCost"])
         for column in ("cost", "cumulativeCost"):  # no record carried a cost: no cost columns
             if column in frame and frame[column].isna().all():
@@ -203,7 +215,8 @@ class UsageLedger(Mapping[str, Any]):
 
     def _group(self, keys: list[str]) -> Any:
         frame = self.to_pandas()
-        numeric = [c for c in frame.columns if c not in ("index", "requestId", "model", "state", "cumulativeTokens", "cumulativeCost")]
+        numeric = [c for c in frame.columns
+                   if c not in ("index", "requestId", "model", "state", "requestedIn", "cumulativeTokens", "cumulativeCost")]
         if frame.empty:
             return frame[keys + numeric + ["index"]].rename(columns={"index": "records"}).set_index(keys)
         grouped = frame.groupby(keys, sort=True, dropna=False)
@@ -215,9 +228,10 @@ class UsageLedger(Mapping[str, Any]):
         """Sums per model (records, tokens, cost), most expensive first."""
         return self._group(["model"])
 
-    def by_state(self) -> Any:
-        """Sums per state the machine was in when the usage was journaled."""
-        return self._group(["state"])
+    def by_state(self, when: str = "journaled") -> Any:
+        """Sums per state the machine was in when the usage was journaled (`when="requested"`: per state that
+        was waiting on the request, i.e. the state just before its completion was journaled)."""
+        return self._group(["requestedIn" if when == "requested" else "state"])
 
     def by_model_and_state(self) -> Any:
         return self._group(["model", "state"])

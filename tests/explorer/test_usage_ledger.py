@@ -91,3 +91,17 @@ def test_series_are_downsampled_but_end_at_each_models_total() -> None:
     ledger = Explorer(machine, log).usage().to_json(max_points=50)
     points = ledger["series"]["small"]
     assert len(points) <= 52 and points[-1] == [5_000, 1_000 * 30]
+
+
+def test_spend_is_also_attributed_to_the_state_that_waited_on_the_request() -> None:
+    from pathlib import Path
+
+    from agent_explorer import read_log
+    from agent_explorer.samples import support_agent
+
+    log = read_log(Path(__file__).resolve().parents[2] / "sample_logs" / "support_clean.jsonl")
+    frame = Explorer(support_agent, log).usage().to_pandas()
+    # classify#1 completes at 2 (triaging -> drafting) and is journaled at 3, when the agent already drafts.
+    first = frame.iloc[0]
+    assert (first["requestId"], first["state"], first["requestedIn"]) == ("classify#1", "drafting", "triaging")
+    assert list(frame["requestedIn"]) == ["triaging", "drafting", "deciding", "replying"]
