@@ -159,9 +159,9 @@ class Branch:
         self.entries: list[dict[str, Any]] = entries if root and isinstance(entries, list) else [dict(e) for e in entries]
         self.forked_at = forked_at
         self.parent = parent
-        self.parent_thread_id = parent_thread_id or (parent.thread_id if parent is not None else None)
+        self.parent_thread_id: str | None = parent_thread_id or (parent.thread_id if parent is not None else None)
         self.store = store
-        self.thread_id = thread_id
+        self.thread_id: str | None = thread_id
         self.is_root = root
         self.source: ReplaySource = (
             source if source is not None else open_source(machine, self.entries, check_version=check_version)
@@ -269,7 +269,7 @@ class Branch:
         """This line and its ancestors, root first."""
         chain = [self]
         while chain[-1].parent is not None:
-            chain.append(chain[-1].parent)  # type: ignore[arg-type]
+            chain.append(chain[-1].parent)
         return chain[::-1]
 
     def __len__(self) -> int:
@@ -317,12 +317,15 @@ class Branch:
         value = persisted.get("value")
         verification = entry.get("verification")
         recorded = verification.get("stateHash") if isinstance(verification, Mapping) else state_hash(persisted)
-        ignored = not taken
+        # An unhandled actor error takes no transition yet stops the machine (status "error"), as in XState.
+        status_changed = _get(after, "status") != _get(before, "status")
+        ignored = not taken and not status_changed
         where = value_text(_get(before, "value"))
         message = (
             f"{parsed['type']!r} is ignored in state {where!r}: no enabled transition; the state is unchanged"
             if ignored
             else f"{parsed['type']!r} at index {index}: {where!r} -> {value_text(value)!r}"
+            + (f" (status {_get(after, 'status')})" if status_changed else "")
         )
         result = AppendResult(
             index=index, entry=entry, ignored=ignored, value=value, state_hash=recorded, message=message
@@ -393,7 +396,7 @@ class Lineage(list[Branch]):
         return [self.root, *self]
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         return pd.DataFrame(
             [b.to_row() for b in self.lines()],

@@ -157,15 +157,19 @@ def choices_at(machine: Any, snapshot: Any, pending: Pending | None) -> list[Eve
             what = f"{child.kind or 'child'} {child.request_id or child.id}"
             out.append(EventChoice(done_type, "done", _can(snapshot, done), done,
                                    [FieldSpec("output", "json", True, output)], f"complete {what}"))
-            out.append(EventChoice(error_type, "error", _can(snapshot, error), error,
-                                   [FieldSpec("error", "json", True, error["error"])], f"fail {what}"))
+            handled = _can(snapshot, error)
+            # XState: an actor error no state handles puts the whole machine in status "error".
+            note = f"fail {what}" + ("" if handled else " (no onError handles it: the machine would stop with status error)")
+            out.append(EventChoice(error_type, "error", handled, error,
+                                   [FieldSpec("error", "json", True, error["error"])], note))
         for timer in pending.timers:
             event = dict(timer.event)
             delay = f"{timer.delay} ms" if timer.delay is not None else "a delay"
             armed = f", armed at {timer.armed_at}" if timer.armed_at is not None else ""
             out.append(EventChoice(str(event.get("type")), "timer", _can(snapshot, event), event, [],
                                    f"fire the timer ({delay}{armed})"))
-    accepted, ignored = [], []
+    accepted: list[EventChoice] = []
+    ignored: list[EventChoice] = []
     for event_type in ordered:
         fields = _schema_fields(schemas[event_type]) if event_type in schemas else []
         template = _template(event_type, fields)
@@ -193,6 +197,10 @@ def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) ->
         return {"ok": False, "error": f"the transition raises {type(error).__name__}: {error}", "fields": []}
     taken = [t for step in trace or [] for t in (getattr(step, "transitions", None) or (step.get("transitions") if isinstance(step, Mapping) else None) or [])]
     where = value_text(getattr(snapshot, "value", None))
+    status = getattr(after, "status", None)
+    if not taken and status != getattr(snapshot, "status", None):
+        return {"ok": True, "ignored": False, "event": jsonable(parsed),
+                "message": f"{parsed['type']}: no transition handles it; the machine's status becomes {status}"}
     if not taken:
         return {"ok": True, "ignored": True, "event": jsonable(parsed),
                 "message": f"{parsed['type']} would be ignored in {where}: no enabled transition"}

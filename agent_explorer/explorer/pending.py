@@ -114,7 +114,7 @@ class Pending:
 
     def to_pandas(self) -> Any:
         """One row per owed effect: kind, site, request id, and for timers the event and delay."""
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         return pd.DataFrame(
             [effect_json(e) | {"event": (e.event or {}).get("type"), "delay": e.delay} for e in self.owed],
@@ -256,13 +256,13 @@ class PendingIndex:
         inflight: list[InFlight] = []
         if getattr(snapshot, "status", "active") == "active":
             for site, child in (getattr(snapshot, "children", None) or {}).items():
-                effect = by_site.get(site)
-                request_id = effect.request_id if effect is not None else None
+                found = by_site.get(site)
+                request_id = found.request_id if found is not None else None
                 inflight.append(
                     InFlight(
                         id=str(site),
                         src=getattr(child, "src", None) or None,
-                        kind=effect.kind if effect is not None else None,
+                        kind=found.kind if found is not None else None,
                         request_id=request_id,
                         requested_at=self._surfaced.get(request_id or ""),
                     )

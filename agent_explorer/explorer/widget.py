@@ -698,7 +698,8 @@ class Explorer(anywidget.AnyWidget):
 
     def effects(self, at: int | None = None) -> list[dict[str, Any]] | None:
         """Effects owed after entry `at` (default: the current index); derived, never executed."""
-        return self.pending(at).to_json()["owed"]
+        owed: list[dict[str, Any]] = self.pending(at).to_json()["owed"]
+        return owed
 
     def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger:
         """The usage ledger up to `at` (default: the whole run): reads as the cumulative totals (same keys as

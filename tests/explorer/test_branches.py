@@ -1,0 +1,201 @@
+"""Branches as values: a lineage tree of forks (and forks of forks), diffs between any two lines, pure forks,
+and the validated path for what-if completions and timer firings."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sample_run import long_events, record
+
+from agent_explorer import (
+    ScriptedModel,
+    create_in_memory_event_log_store,
+    read_log,
+    run_agent,
+    verify_log,
+)
+from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
+from agent_explorer.explorer import Explorer
+from agent_explorer.log import timeline as timeline_module
+from agent_explorer.runtime import parse_agent_event
+from agent_explorer.samples import support_agent
+
+LOGS = Path(__file__).parents[2] / "sample_logs"
+
+
+@pytest.fixture
+def support_log() -> list[dict[str, Any]]:
+    return list(read_log(LOGS / "support_clean.jsonl"))
+
+
+def test_forks_of_forks_form_a_lineage(machine: Any, entries: list[dict[str, Any]]) -> None:
+    ex = Explorer(machine, entries)
+    first = ex.fork(at=5)
+    first.append({"type": "CANCEL"})  # 5: back to idle
+    second = first.fork(at=6)  # a fork of the fork, keeping the CANCEL
+    second.append({"type": "START"})
+    ex._branches.append(second)  # forks made on a branch object join the explorer when it is told
+    lineage = ex.branches()
+    assert lineage == [first, second] and lineage.root is ex.line and lineage.root.parent is None
+    assert (first.parent, first.forked_at, second.parent, second.forked_at) == (lineage.root, 5, first, 6)
+    assert [b.name for b in lineage.lines()] == ["run", "fork-1", "fork-2"]
+    assert second.lineage() == [lineage.root, first, second]
+    table = lineage.to_pandas()
+    assert table.to_dict("records")[1:] == [
+        {"name": "fork-1", "parent": "run", "forked_at": 5, "length": 6, "appended": 1, "thread_id": None,
+         "parent_thread_id": None},
+        {"name": "fork-2", "parent": "fork-1", "forked_at": 6, "length": 7, "appended": 1, "thread_id": None,
+         "parent_thread_id": None},
+    ]
+    # drawn beside the slider: one node per line with its parent and cut, the line on view marked
+    assert ex.lineage["current"] == "run"
+    assert [(n["id"], n["parent"], n["forkedAt"]) for n in ex.lineage["nodes"]] == [
+        ("run", None, None), ("fork-1", "run", 5), ("fork-2", "fork-1", 6)
+    ]
+    assert "fork-2: 7 entries forked at 6 from fork-1" in repr(lineage)
+    assert len(ex) == 9 and verify_log(machine, second.entries).ok, "the recording is untouched"
+
+
+def test_any_two_lines_diff(machine: Any, entries: list[dict[str, Any]]) -> None:
+    ex = Explorer(machine, entries)
+    a, b = ex.fork(at=5), ex.fork(at=5)
+    a.append({"type": "CANCEL"})
+    b.append({"type": "TICK"})
+    d = a.diff(b)
+    assert d.index == 5 and d.forked_at == 5
+    assert (d.event_a, d.event_b) == ({"type": "CANCEL"}, {"type": "TICK"})
+    paths = {tuple(c["path"]) for c in d.diff}
+    assert ("value",) in paths and ("context", "n") in paths
+    # against the recording: the first state that differs, with the recorded event there
+    d = ex.branches().root.diff(a)
+    assert d.index == 5 and d.event_a == entries[5]["event"] and d.event_b == {"type": "CANCEL"}
+    # a fork that appends nothing differs only by ending early
+    c = ex.fork(at=7)
+    assert ex.line.diff(c).reason == "one run ends at index 6" and ex.line.diff(c).event_b is None
+    shown = ex.compare(a)
+    assert ex.comparison["eventB"] == {"type": "CANCEL"} and shown.index == 5
+
+
+def test_a_fork_refolds_nothing(machine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    log = record(machine, long_events(4000))
+    ex = Explorer(machine, log)
+    calls: list[int] = []
+    real = timeline_module.transition
+    monkeypatch.setattr(timeline_module, "transition", lambda *a, **k: calls.append(1) or real(*a, **k))
+    branch = ex.fork(at=3500)
+    every = ex._source.checkpoint_every  # type: ignore[attr-defined]
+    assert len(calls) <= every, f"forking at 3,500 folded {len(calls)} entries"
+    assert branch.source.persisted_at(3499) == ex._source.persisted_at(3499)
+    grand = branch.fork(at=3000)
+    assert grand.source.persisted_at(2999) == ex._source.persisted_at(2999)
+
+
+async def test_forks_reuse_recorded_completions_and_execute_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run recorded by run_agent with a scripted model: forking and growing it calls neither model nor tool."""
+    store = create_in_memory_event_log_store()
+    model = ScriptedModel(["Product", "Sorry; a refund is on its way.", "Refund issued."], decisions=["OFFER_REFUND"])
+    ticket = {"ticket": {"id": "T-1", "customer": "Ann", "subject": "Torn", "body": "Order A-5531", "orderId": "A-5531"}}
+    result = await run_agent(support_agent, input=ticket, store=store, thread_id="t", executors=model)
+    await result.drain()
+    assert result.snapshot.value == "awaitingApproval"
+    calls = len(model.calls)
+    tool_calls: list[Any] = []
+    from agent_explorer.samples import support as support_module
+
+    class CountingOrders(dict[str, Any]):
+        def get(self, key: str, default: Any = None) -> Any:
+            tool_calls.append(key)
+            return super().get(key, default)
+
+    monkeypatch.setattr(support_module, "ORDERS", CountingOrders(support_module.ORDERS))
+
+    def explore() -> None:
+        ex = Explorer.from_store(store, "t", support_agent)
+        branch = ex.fork(at=3, new_thread_id="t-what-if")  # classify done, draft in flight
+        done = branch.append({"type": "xstate.done.actor.draft", "output": {"text": "What-if draft"}})
+        assert done.value == "deciding" and done.entry["causationId"] == "draft#1"
+        fork_of_fork = branch.fork()
+        fork_of_fork.append({"type": "OFFER_REFUND"})
+        assert fork_of_fork.snapshot.value == "awaitingApproval"
+        assert branch.parent_thread_id == "t" and fork_of_fork.parent is branch
+
+    await asyncio.to_thread(explore)
+    assert len(model.calls) == calls and tool_calls == [], "nothing was re-executed"
+    await support_module.lookup_order({"orderId": "A-5531"})
+    assert tool_calls == ["A-5531"], "the counter sees a real tool call"
+    assert len(await store.read("t-what-if")) == 4
+
+
+def test_completions_of_children_in_flight(support_log: list[dict[str, Any]]) -> None:
+    ex = Explorer(support_agent, support_log)
+    branch = ex.fork(at=2)  # lookupOrder done; classify (a text request) in flight
+    with pytest.raises(AgentInvalidEventPayloadError) as caught:
+        branch.append({"type": "xstate.done.actor.draft", "output": {"text": "x"}})
+    assert "'draft', which is not in flight after index 1 (in flight: classify)" in caught.value.message
+    with pytest.raises(AgentInvalidEventPayloadError) as caught:
+        branch.append({"type": "xstate.done.actor.classify", "output": "Billing"})
+    assert "must be an object with a string 'text'" in caught.value.message
+    failed = branch.fork().append({"type": "xstate.error.actor.classify", "error": "model overloaded"})
+    assert not failed.ignored and "(status error)" in failed.message, "no onError: the machine stops"
+    assert failed.entry["event"] == {
+        "type": "xstate.error.actor.classify",
+        "error": {"name": "Error", "message": "model overloaded"},
+    }
+    done = branch.append({"type": "xstate.done.actor.classify", "output": {"text": "Billing"}})
+    assert done.value == "drafting" and done.entry["causationId"] == "classify#1"
+    assert len(branch) == 3 and verify_log(support_agent, branch.entries).ok
+
+
+def test_firing_a_pending_timer(support_log: list[dict[str, Any]]) -> None:
+    ex = Explorer(support_agent, support_log)
+    timer = "xstate.after.approvalTimeout.support.awaitingApproval"
+    with pytest.raises(AgentInvalidEventPayloadError) as caught:
+        ex.fork(at=3).append({"type": timer})
+    assert "is not pending after index 2 (no timer is armed)" in caught.value.message
+    branch = ex.fork(at=8)  # waiting for approval, the 4-hour timer armed at 6
+    fired = branch.append({"type": timer, "ignored": "extra keys are dropped"})
+    assert fired.value == "escalated" and fired.entry["event"] == {"type": timer}
+    assert branch.pending().timers == []
+
+
+@pytest.mark.parametrize(
+    "event",
+    [{"type": "xstate.init"}, {"type": "xstate.done.state.support"}, {"type": "xstate.stop"}],
+    ids=["init", "done-state", "stop"],
+)
+def test_other_engine_events_are_refused(support_log: list[dict[str, Any]], event: dict[str, Any]) -> None:
+    branch = Explorer(support_agent, support_log).fork(at=2)
+    with pytest.raises(AgentInvalidEventPayloadError) as caught:
+        branch.append(event)
+    assert "engine event a branch cannot append" in caught.value.message and len(branch) == 2
+
+
+def test_the_wire_boundary_still_refuses_engine_events() -> None:
+    """The relaxed path is for branches only: parse_agent_event (a route handler's) keeps refusing them."""
+    with pytest.raises(AgentInvalidEventPayloadError):
+        parse_agent_event(support_agent, {"type": "xstate.done.actor.classify", "output": {"text": "forged"}})
+
+
+def test_the_recording_is_never_appended_to(machine: Any, entries: list[dict[str, Any]]) -> None:
+    ex = Explorer(machine, entries)
+    with pytest.raises(AgentError) as caught:
+        ex.branches().root.append({"type": "START"})
+    assert caught.value.code == "append-to-recording" and len(ex) == 9
+
+
+def test_checkout_views_a_branch_and_back(machine: Any, entries: list[dict[str, Any]]) -> None:
+    ex = Explorer(machine, entries)
+    branch = ex.fork(at=5)
+    branch.append({"type": "CANCEL"})
+    ex.checkout(branch)
+    assert ex.line is branch and len(ex) == 6 and ex.length == 6 and ex.index == 5
+    assert ex.frame["valueText"] == "idle" and ex.frame["entry"]["type"] == "CANCEL"
+    assert ex.verification["status"] == "ok" and ex.lineage["current"] == "fork-1"
+    assert ex.table["total"] == 6
+    ex._on_message(ex, {"kind": "checkout", "branch": "run"}, [])
+    assert ex.line is ex.branches().root and len(ex) == 9 and ex.index == 8
+    with pytest.raises(AgentError):
+        ex.checkout(Explorer(machine, entries).fork(at=2))
