@@ -1,5 +1,6 @@
 // The notices above and below the chart: verification chip, divergence banner, machine comparison,
-// branch comparison. Each draws one traitlet's payload into its element, as text.
+// branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
+// traitlet's payload into its element, as text.
 
 import { formatNumber, h, replace, shortHash } from "./dom.js";
 
@@ -97,5 +98,10 @@ export function drawComparison(panel, c, length, setIndex) {
     );
   const lanes = h("div", { class: "ae-lanes" }, lane("this run", c.lengthA || 0, "lane-run"), lane("branch", c.lengthB || 0, "lane-branch"));
   const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
-  replace(panel, head, summary, lanes, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
+  const eventText = (e) => (e ? h("code", { title: JSON.stringify(e) }, e.type ?? "?") : h("span", { class: "ae-muted" }, "(ended)"));
+  const events =
+    c.index !== null && c.index !== undefined && (c.eventA || c.eventB)
+      ? h("div", { class: "ae-compare-events", "data-testid": "compare-events" }, `at index ${c.index}: this run has `, eventText(c.eventA), `, ${c.branch && c.branch.name ? c.branch.name : "the branch"} has `, eventText(c.eventB))
+      : null;
+  replace(panel, head, summary, lanes, events, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
 }

@@ -1,5 +1,6 @@
 // The state panel: the frame Python built for the cursor, drawn as text (value, event, context tree with
-// changed paths, children, owed effects, output, hash), or the fold's progress while the frame is pending.
+// changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
+// fold's progress while the frame is pending.
 
 import { formatNumber, h, replace, shortHash } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
@@ -8,9 +9,39 @@ function section(label, ...content) {
   return h("div", { class: "ae-section" }, h("div", { class: "ae-section-label" }, label), ...content);
 }
 
+/** "in flight" (children with their request ids) and "timers armed" (after delays), or the plain children list
+ * of a frame built without the pending index. `jump(i)` moves the cursor to where a request or timer began. */
+function pendingSections(f, i, jump) {
+  const out = [];
+  const at = (k) => (k === null || k === undefined ? null : k === i ? h("span", { class: "ae-muted" }, " · since here") : h("button", { class: "ae-link", title: `go to index ${k}`, onclick: () => jump(k) }, `since #${k}`));
+  if (Array.isArray(f.inflight)) {
+    if (f.inflight.length) {
+      out.push(section("in flight", h("ul", { class: "ae-list", "data-testid": "inflight" }, f.inflight.map((c) => h("li", {}, c.kind ? h("span", { class: "ae-chip" }, c.kind) : null, " ", h("code", {}, c.requestId ?? c.id), c.src && c.src !== c.id ? h("span", { class: "ae-muted" }, ` ← ${c.src}`) : null, " ", at(c.requestedAt))))));
+    }
+  } else if ((f.children || []).length) {
+    out.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
+  }
+  if ((f.timers || []).length) {
+    out.push(section("timers armed", h("ul", { class: "ae-list", "data-testid": "timers" }, f.timers.map((t) => h("li", {}, h("span", { class: "ae-chip pending" }, formatDelay(t.delay)), " ", h("code", { title: t.event || "" }, t.stateId ? `after → ${t.stateId}` : t.event ?? t.id), " ", at(t.armedAt))))));
+  }
+  return out;
+}
+
+function formatDelay(ms) {
+  if (typeof ms !== "number") return "delay";
+  if (ms >= 3600000 && ms % 60000 === 0) return `${formatNumber(ms / 3600000)} h`;
+  if (ms >= 60000 && ms % 1000 === 0) return `${formatNumber(ms / 60000)} min`;
+  if (ms >= 1000) return `${formatNumber(ms / 1000)} s`;
+  return `${formatNumber(ms)} ms`;
+}
+
 export class StatePanel {
   constructor(model) {
     this.model = model;
+    this.jump = (k) => {
+      model.set("index", k);
+      model.save_changes();
+    };
     this.folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
     this.body = h("div", { class: "ae-state-body" });
     this.el = h("section", { class: "ae-panel ae-state", "data-testid": "state" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "State")), this.body);
@@ -49,9 +80,9 @@ export class StatePanel {
         h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
       ),
     );
-    if ((f.children || []).length) blocks.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
+    blocks.push(...pendingSections(f, i, this.jump));
     if ((f.effects || []).length) {
-      blocks.push(section("effects owed", h("ul", { class: "ae-list", "data-testid": "effects" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
+      blocks.push(section("effects owed (what steps.replay owes here)", h("ul", { class: "ae-list", "data-testid": "effects" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
     } else if (f.effectsNote) {
       blocks.push(section("effects owed", h("div", { class: "ae-muted" }, h("button", { class: "ae-btn ae-btn-small", "data-testid": "derive-effects", onclick: () => model.send({ kind: "effects" }) }, "derive"), " ", f.effectsNote)));
     }

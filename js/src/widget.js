@@ -12,6 +12,8 @@ import { UsagePanel } from "./usage.js";
 import { CoverageLayer } from "./coverage.js";
 import { SearchPanel } from "./search.js";
 import { createStaticModel } from "./static.js";
+import { LineagePanel } from "./branches.js";
+import { ComposerPanel } from "./composer.js";
 
 const SPEEDS = [1, 2, 5, 10, 25, 50];
 
@@ -105,6 +107,8 @@ function render({ model, el }) {
   const coverage = new CoverageLayer(model, graph); // heatmap toggle in the chart toolbar
   graphPanel.appendChild(coverage.legend);
   const search = new SearchPanel(model, setIndex);
+  const lineage = new LineagePanel(model); // the lines (recording + branches) beside the slider
+  const composer = new ComposerPanel(model);
 
   const root = h(
     "div",
@@ -113,7 +117,9 @@ function render({ model, el }) {
     banner,
     machinesPanel,
     controls,
+    lineage.el,
     h("div", { class: "ae-main" }, graphPanel, state.el),
+    composer.el,
     comparePanel,
     h("div", { class: "ae-bottom" }, table.el, usage.el),
     search.el,
@@ -189,6 +195,7 @@ function render({ model, el }) {
     usage.draw(f.usage, i);
     table.markCurrent(i);
     search.markCurrent(i);
+    lineage.draw(model.get("lineage"), i);
   }
 
   function drawVerification() {
@@ -224,6 +231,8 @@ function render({ model, el }) {
   on("change:coverage_data", () => coverage.draw());
   on("change:search_results", () => search.draw(model.get("search_results"), model.get("index")));
   on("change:usage_ledger", () => usage.drawLedger(model.get("usage_ledger")));
+  on("change:lineage", () => lineage.draw(model.get("lineage"), model.get("index")));
+  on("change:composer", () => composer.draw(model.get("composer")));
 
   el.classList.add("ae-host");
   el.appendChild(root);
@@ -234,6 +243,7 @@ function render({ model, el }) {
   usage.drawSeries(model.get("usage_series"), model.get("length"));
   usage.drawLedger(model.get("usage_ledger"));
   search.draw(model.get("search_results"), model.get("index"));
+  lineage.draw(model.get("lineage"), model.get("index"));
   drawVerification();
   drawComparisonPanel();
   drawFrame();

@@ -1,0 +1,176 @@
+// The event composer: at the cursor, the events the state accepts (and what is in flight or armed), a form for
+// the chosen event's fields, a dry run from Python before sending, and Send (Python forks if needed, appends
+// and moves the view there). Draws the `composer` traitlet; sends {kind: "composer" | "compose-check" |
+// "compose-send"}. Everything from the log or the schema is drawn as text or attribute values.
+
+import { debounce, h, replace } from "./dom.js";
+
+const KIND_LABEL = { done: "completes", error: "fails", timer: "timer", event: "event" };
+
+function fieldInput(field, value) {
+  const id = `ae-f-${field.name}`;
+  if (field.enum && field.enum.length) {
+    const select = h("select", { class: "ae-input", "data-field": field.name, "aria-label": field.name, id }, field.enum.map((option) => h("option", { value: JSON.stringify(option) }, String(option))));
+    select.value = JSON.stringify(value ?? field.enum[0]);
+    return select;
+  }
+  if (field.type === "boolean") return h("input", { type: "checkbox", "data-field": field.name, "aria-label": field.name, id, checked: value ? true : null });
+  if (field.type === "string") return h("input", { class: "ae-input", type: "text", "data-field": field.name, "aria-label": field.name, id, value: value ?? "" });
+  if (field.type === "integer" || field.type === "number") return h("input", { class: "ae-input", type: "number", "data-field": field.name, "aria-label": field.name, id, value: value ?? "" });
+  const area = h("textarea", { class: "ae-input ae-json-input", rows: 3, spellcheck: "false", "data-field": field.name, "aria-label": `${field.name} (JSON)`, id });
+  area.value = JSON.stringify(value ?? null, null, 1);
+  return area;
+}
+
+/** The event the form describes, or {error} when a JSON field does not parse. */
+function readForm(choice, inputs) {
+  const event = { type: choice.type };
+  for (const [field, input] of inputs) {
+    if (field.enum && field.enum.length) event[field.name] = JSON.parse(input.value);
+    else if (field.type === "boolean") event[field.name] = input.checked;
+    else if (field.type === "string") {
+      if (input.value !== "" || field.required) event[field.name] = input.value;
+    } else if (field.type === "integer" || field.type === "number") {
+      if (input.value !== "") event[field.name] = Number(input.value);
+    } else {
+      try {
+        event[field.name] = JSON.parse(input.value);
+      } catch (error) {
+        return { error: `${field.name}: not valid JSON (${error.message})` };
+      }
+    }
+  }
+  return { event };
+}
+
+export class ComposerPanel {
+  constructor(model) {
+    this.model = model;
+    this.open = false;
+    this.chosen = null; // the chosen event type
+    this.inputs = [];
+    this.nonce = 0;
+    this.choicesEl = h("div", { class: "ae-choices", "data-testid": "composer-choices" });
+    this.formEl = h("div", { class: "ae-compose-form", "data-testid": "composer-form" });
+    this.title = h("span", { class: "ae-muted", "data-testid": "composer-where" });
+    this.toggle = h("button", { class: "ae-btn ae-btn-small", "data-testid": "composer-toggle", "aria-expanded": "false", onclick: () => this.setOpen(!this.open) }, "Compose event…");
+    this.sentEl = h("div", { class: "ae-compose-sent", "data-testid": "composer-sent", role: "status" });
+    this.body = h("div", { class: "ae-composer-body", hidden: true }, this.sentEl, this.choicesEl, this.formEl);
+    this.el = h("section", { class: "ae-panel ae-composer", "data-testid": "composer" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "What if"), this.toggle, this.title), this.body);
+    this.check = debounce(() => this.send("compose-check"), 250);
+  }
+
+  setOpen(open) {
+    this.open = open;
+    this.body.hidden = !open;
+    this.toggle.setAttribute("aria-expanded", String(open));
+    this.toggle.textContent = open ? "Close" : "Compose event…";
+    this.model.send({ kind: "composer", open });
+    if (!open) replace(this.title);
+    else if (!Object.keys(this.model.get("composer") || {}).length) replace(this.title, "asking the kernel…");
+  }
+
+  send(kind) {
+    const choice = this.choice();
+    if (!choice) return;
+    const read = readForm(choice, this.inputs);
+    if (read.error) {
+      this.drawCheck({ ok: false, error: read.error, fields: [] });
+      return;
+    }
+    this.nonce += 1;
+    this.pending = this.nonce;
+    this.model.send({ kind, event: read.event, nonce: this.nonce });
+  }
+
+  choice() {
+    const c = this.model.get("composer") || {};
+    return (c.choices || []).find((x) => x.type === this.chosen) || null;
+  }
+
+  draw(c) {
+    if (!this.open) return;
+    c = c || {};
+    if (c.error) {
+      replace(this.title, c.error);
+      return;
+    }
+    const where = c.appendsTo ? `appends to ${c.appendsTo}` : "forks a new branch after this index";
+    replace(this.title, ` at index ${c.index ?? "?"} · `, h("code", {}, c.state ?? ""), c.status && c.status !== "active" ? ` (${c.status})` : "", ` · sending ${where}`);
+    const choices = c.choices || [];
+    if (this.choicesIndex !== c.index || this.choicesLine !== c.line) {
+      // A new position: the choices may differ, so the form starts over.
+      this.choicesIndex = c.index;
+      this.choicesLine = c.line;
+      if (!choices.some((x) => x.type === this.chosen)) this.chosen = null;
+      this.drawChoices(choices);
+      this.drawForm();
+    } else {
+      this.drawChoices(choices);
+    }
+    if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
+    if (c.sent && this.sentShown !== c.sent.nonce) {
+      this.sentShown = c.sent.nonce;
+      replace(this.sentEl, h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"), " ", `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`);
+    }
+  }
+
+  drawChoices(choices) {
+    const button = (x) =>
+      h(
+        "button",
+        {
+          class: `ae-choice ${x.enabled ? "" : "ignored"} ${x.type === this.chosen ? "on" : ""} kind-${x.kind}`,
+          title: x.note || (x.enabled ? "accepted in this state" : "ignored in this state"),
+          "data-type": x.type,
+          "aria-pressed": x.type === this.chosen ? "true" : "false",
+          onclick: () => {
+            this.chosen = x.type;
+            this.drawChoices(choices);
+            this.drawForm();
+          },
+        },
+        x.kind !== "event" ? h("span", { class: "ae-choice-kind" }, KIND_LABEL[x.kind] || x.kind) : null,
+        h("code", {}, x.type),
+        x.enabled ? null : h("span", { class: "ae-choice-ignored" }, "ignored"),
+      );
+    const pendingWork = choices.filter((x) => x.kind !== "event");
+    const accepted = choices.filter((x) => x.kind === "event" && x.enabled);
+    const ignored = choices.filter((x) => x.kind === "event" && !x.enabled);
+    const group = (label, list) => (list.length ? h("div", { class: "ae-choice-group" }, h("span", { class: "ae-section-label" }, label), h("div", { class: "ae-chips" }, list.map(button))) : null);
+    replace(this.choicesEl, group("in flight and armed", pendingWork), group("accepted here", accepted), group("ignored here", ignored), choices.length ? null : h("div", { class: "ae-muted" }, "this machine declares no events"));
+  }
+
+  drawForm() {
+    const choice = this.choice();
+    this.inputs = [];
+    if (!choice) {
+      replace(this.formEl, h("div", { class: "ae-muted" }, "choose an event to fill in and send"));
+      return;
+    }
+    const rows = (choice.fields || []).map((field) => {
+      const input = fieldInput(field, (choice.template || {})[field.name]);
+      input.addEventListener("input", () => this.check());
+      input.addEventListener("change", () => this.check());
+      this.inputs.push([field, input]);
+      return h("label", { class: "ae-field", for: input.id }, h("span", { class: "ae-field-name" }, field.name, field.required ? h("span", { class: "ae-required", title: "required" }, " *") : null), input, field.description ? h("span", { class: "ae-muted" }, field.description) : null);
+    });
+    this.checkEl = h("div", { class: "ae-compose-check", "data-testid": "composer-check", role: "status" });
+    const sendButton = h("button", { class: "ae-btn", "data-testid": "composer-send", onclick: () => this.send("compose-send") }, "Send");
+    replace(
+      this.formEl,
+      h("div", { class: "ae-compose-head" }, h("code", { class: "ae-type" }, choice.type), choice.note ? h("span", { class: "ae-muted" }, ` · ${choice.note}`) : null),
+      rows.length ? h("div", { class: "ae-fields" }, rows) : h("div", { class: "ae-muted" }, "no fields"),
+      h("div", { class: "ae-compose-actions" }, sendButton, this.checkEl),
+    );
+    this.check();
+  }
+
+  drawCheck(check) {
+    if (!this.checkEl) return;
+    for (const [field, input] of this.inputs) input.classList.toggle("invalid", (check.fields || []).includes(field.name));
+    if (!check.ok) replace(this.checkEl, h("span", { class: "ae-chip bad" }, "invalid"), " ", check.error || "");
+    else if (check.ignored) replace(this.checkEl, h("span", { class: "ae-chip pending" }, "ignored"), " ", check.message || "");
+    else replace(this.checkEl, h("span", { class: "ae-chip ok" }, "ok"), " ", check.message || "");
+  }
+}
