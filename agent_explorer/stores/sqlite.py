@@ -13,6 +13,7 @@ import os
 import re
 import sqlite3
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -66,6 +67,8 @@ class SqliteEventLogStore(EventLogStore):
     fails with the retryable AgentStoreBusyError and writes nothing. Readers never block writers.
 
     `path` is the database file, created if missing; an existing directory means `events.db` inside it.
+    `read_only=True` opens an existing file without writing to it (no pragma, no DDL; append and fork
+    are refused), e.g. a log shipped with a repository or a colleague's file opened in the explorer.
 
     Storage: table `table` (default `agent_event_log`) with `PRIMARY KEY (thread_id, idx)`,
     `UNIQUE (thread_id, id)`, and each entry's exact JSON text in `body`.
@@ -78,8 +81,10 @@ class SqliteEventLogStore(EventLogStore):
         synchronous: str = "FULL",
         busy_timeout: float = 10.0,
         table: str = "agent_event_log",
+        read_only: bool = False,
     ) -> None:
         self.path = os.fspath(path)
+        self.read_only = bool(read_only)
         if os.path.isdir(self.path):  # a directory (e.g. pytest's tmp_path) holds the store as events.db
             self.path = os.path.join(self.path, DEFAULT_FILE_NAME)
         level = str(synchronous).upper()
@@ -96,7 +101,8 @@ class SqliteEventLogStore(EventLogStore):
         self._closed = False
 
     def __repr__(self) -> str:
-        return f"SqliteEventLogStore({self.path!r}, synchronous={self.synchronous!r})"
+        mode = ", read_only=True" if self.read_only else ""
+        return f"SqliteEventLogStore({self.path!r}, synchronous={self.synchronous!r}{mode})"
 
     # --- plumbing: one worker thread, one connection, one place for driver errors -------------------
 
@@ -133,9 +139,17 @@ class SqliteEventLogStore(EventLogStore):
         if self._conn is not None:
             return self._conn
         with self._translate("open"):
-            conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+            if self.read_only:
+                uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+            else:
+                conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
             try:
                 conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                if self.read_only:
+                    self._open_read_only(conn)
+                    self._conn = conn
+                    return conn
                 mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
                 if mode.lower() not in ("wal", "memory"):
                     raise AgentStoreError(f"SQLite file {self.path} cannot use WAL mode (got journal_mode={mode})")
@@ -159,6 +173,20 @@ class SqliteEventLogStore(EventLogStore):
         self._conn = conn
         return conn
 
+    def _open_read_only(self, conn: sqlite3.Connection) -> None:
+        """Read-only: no pragma that writes, no DDL in the file; a file without the table reads as
+        empty (an empty TEMP table of the same name stands in, in the connection's own temp space)."""
+        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)).fetchone()
+        if not exists:
+            conn.execute(
+                f'CREATE TEMP TABLE "{self.table}" (thread_id TEXT NOT NULL, idx INTEGER NOT NULL, id TEXT NOT NULL,'
+                " body TEXT NOT NULL, PRIMARY KEY (thread_id, idx))"
+            )
+
+    def _refuse_writes(self, what: str) -> None:
+        if self.read_only:
+            raise AgentStoreError(f"{self!r} is opened read-only; {what} is refused (open it without read_only to write)")
+
     @contextlib.contextmanager
     def _write_transaction(self, conn: sqlite3.Connection) -> Iterator[None]:
         conn.execute("BEGIN IMMEDIATE")  # the write lock up front: the length we read stays true
@@ -178,6 +206,7 @@ class SqliteEventLogStore(EventLogStore):
 
     async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
         thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
+        self._refuse_writes(f"append to thread {thread_id!r}")
         return await self._run(self._append, thread_id, expected_index, prepared)
 
     def _append(self, thread_id: str, expected_index: int, prepared: list[PreparedEntry]) -> int:
@@ -251,6 +280,7 @@ class SqliteEventLogStore(EventLogStore):
         thread_id = check_thread_id(thread_id)
         new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
         up_to_index = check_index(up_to_index, "up_to_index")
+        self._refuse_writes(f"fork of thread {thread_id!r}")
         return await self._run(self._fork, thread_id, new_thread_id, up_to_index)
 
     def _fork(self, thread_id: str, new_thread_id: str, up_to_index: int) -> int:

@@ -2,7 +2,7 @@
 
     memory:                                    a fresh, empty in-memory store
     sqlite:///relative/path.db                 SQLite file (SQLAlchemy style: three slashes = relative,
-    sqlite:////absolute/path.db                four = absolute); ?synchronous=NORMAL&busy_timeout=5&table=x
+    sqlite:////absolute/path.db                four = absolute); ?synchronous=NORMAL&busy_timeout=5&table=x&mode=ro
     postgresql://user@host:5432/db             PostgreSQL (also postgres://); ?schema=x&table=y&max_size=n are
                                                ours, every other query parameter goes to libpq unchanged
 
@@ -60,8 +60,10 @@ def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
             kwargs["busy_timeout"] = _number(url, key, value, float)
         elif key == "table":
             kwargs["table"] = value
+        elif key == "mode" and value in ("ro", "rw"):
+            kwargs["read_only"] = value == "ro"
         else:
-            raise _bad(url, f"unknown SQLite option {key!r} (synchronous, busy_timeout, table)")
+            raise _bad(url, f"unknown SQLite option {key}={value!r} (synchronous, busy_timeout, table, mode=ro)")
     kwargs.update(options)
     return SqliteEventLogStore(path, **kwargs)
 

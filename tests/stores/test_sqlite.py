@@ -172,3 +172,33 @@ async def test_the_api_md_call_shape_with_a_directory(tmp_path: Path) -> None:
 
     await assert_event_log_store_conformance(lambda: SqliteEventLogStore(tmp_path))
     assert (tmp_path / "events.db").is_file()
+
+
+async def test_read_only_opens_without_writing_and_refuses_appends(tmp_path: Path) -> None:
+    from agent_explorer.stores import open_store
+
+    path = tmp_path / "shared.db"
+    async with SqliteEventLogStore(path) as writer:
+        await writer.append(thread_id="t", expected_index=0, entries=make_entries(0, 3))
+    before = path.read_bytes()
+    async with open_store(f"sqlite:///{path}?mode=ro") as reader:
+        assert isinstance(reader, SqliteEventLogStore) and reader.read_only
+        assert await reader.read("t") == make_entries(0, 3)
+        assert await reader.list_threads() == [("t", 3)]
+        with pytest.raises(AgentStoreError, match="read-only"):
+            await reader.append(thread_id="t", expected_index=3, entries=[make_entry(3)])
+        with pytest.raises(AgentStoreError, match="read-only"):
+            await reader.fork(thread_id="t", new_thread_id="f", up_to_index=1)
+    assert path.read_bytes() == before
+    # A file without the table reads as empty, and is left as it was (no DDL).
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).close()
+    async with SqliteEventLogStore(empty, read_only=True) as reader:
+        assert await reader.length("t") == 0 and await reader.read("t") == [] and await reader.list_threads() == []
+    with sqlite3.connect(empty) as raw:
+        assert raw.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+    # A missing file is an error naming it, not a new empty database.
+    with pytest.raises(AgentStoreError, match="missing.db"):
+        async with SqliteEventLogStore(tmp_path / "missing.db", read_only=True) as reader:
+            await reader.length("t")
+    assert not (tmp_path / "missing.db").exists()
