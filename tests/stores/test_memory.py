@@ -8,7 +8,7 @@ import pytest
 
 from agent_explorer.errors import AgentEventLogConflictError
 from agent_explorer.stores.conformance import CONFORMANCE_CASES, ConformanceCase, assert_event_log_store_conformance, run_conformance_case
-from agent_explorer.stores.memory import create_in_memory_event_log_store
+from agent_explorer.stores.memory import InMemoryEventLogStore, create_in_memory_event_log_store
 
 from .conftest import make_entries
 
@@ -87,3 +87,46 @@ async def test_sync_facade_works_inside_a_running_loop() -> None:
     await store.append(thread_id="t", expected_index=0, entries=make_entries(0, 2))
     assert store.sync.length("t") == 2
     await store.aclose()
+
+
+class _SortsKeys(InMemoryEventLogStore):
+    """What a jsonb column would do: keys come back sorted (and the text re-serialised)."""
+
+    async def read_raw(self, thread_id, from_index=0, to_index=None, *, limit=None):  # type: ignore[no-untyped-def]
+        import orjson
+
+        texts = await super().read_raw(thread_id, from_index, to_index, limit=limit)
+        return [orjson.dumps(orjson.loads(t), option=orjson.OPT_SORT_KEYS).decode() for t in texts]
+
+
+class _ForksOverAnything(InMemoryEventLogStore):
+    """Forgets that a fork's target must be empty."""
+
+    async def fork(self, *, thread_id, new_thread_id, up_to_index):  # type: ignore[no-untyped-def]
+        with self._lock:
+            self._threads.pop(new_thread_id, None)
+        return await super().fork(thread_id=thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index)
+
+
+class _TearsBatches(InMemoryEventLogStore):
+    """Writes the valid head of a batch before noticing a duplicate id further on."""
+
+    async def append(self, *, thread_id, expected_index, entries):  # type: ignore[no-untyped-def]
+        from agent_explorer.stores.base import check_index
+
+        check_index(expected_index, "expected_index")
+        if isinstance(entries, (list, tuple)) and len(entries) > 1:
+            for k, entry in enumerate(entries):
+                await super().append(thread_id=thread_id, expected_index=expected_index + k, entries=[entry])
+            return expected_index + len(entries)
+        return await super().append(thread_id=thread_id, expected_index=expected_index, entries=entries)
+
+
+@pytest.mark.parametrize(
+    ("mutant", "caught_by"),
+    [(_SortsKeys, "json round trips exactly"), (_ForksOverAnything, "fork onto a non empty thread"), (_TearsBatches, "indices must be contiguous: a batch with a repeat")],
+    ids=["sorted-keys", "fork-over-entries", "torn-batches"],
+)
+async def test_suite_catches_broken_stores(mutant: type, caught_by: str) -> None:
+    with pytest.raises(AssertionError, match=caught_by):
+        await assert_event_log_store_conformance(mutant)
