@@ -170,7 +170,8 @@ class Branch:
         self.appended: list[AppendResult] = []
         self.children: list[Branch] = []
         self._counter = itertools.count(1) if parent is None else None
-        self.name = name or ("run" if parent is None else f"fork-{next(self._root()._counter_iter())}")
+        self.serial = 0 if parent is None else next(self._root()._counter_iter())  # creation order in the tree
+        self.name = name or ("run" if parent is None else f"fork-{self.serial}")
 
     @classmethod
     def of_run(
@@ -264,6 +265,16 @@ class Branch:
             branch.entries = forked
         self.children.append(branch)
         return branch
+
+    def descendants(self) -> list[Branch]:
+        """Every fork below this line (forks of forks too), in the order they were made."""
+        out: list[Branch] = []
+        stack = list(self.children)
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(node.children)
+        return sorted(out, key=lambda b: b.serial)
 
     def lineage(self) -> list[Branch]:
         """This line and its ancestors, root first."""

@@ -564,7 +564,7 @@ class Explorer(anywidget.AnyWidget):
         untouched; forks and the composer then work on the line on view.
         """
         line = self._root if branch is None else branch
-        if line is not self._root and line not in self._branches:
+        if line is not self._root and line not in self._root.descendants():
             raise AgentError(f"{line!r} is not a branch of this explorer", code="unknown-branch")
         with self._lock:
             self._line = line
@@ -616,6 +616,8 @@ class Explorer(anywidget.AnyWidget):
         return self._line.pending_index.at(self.index if at is None else at)
 
     def _draw_lineage(self) -> None:
+        # Forks made on a branch object (`branch.fork()`) belong to the tree too; the list is updated in place.
+        self._branches[:] = self._root.descendants()
         self.lineage = Lineage(self._root, self._branches, self._line).to_json() if self._branches else {}
         forks = sorted({b.forked_at - 1 for b in self._branches if b.parent is self._line})
         self.marks = {**self.marks, "forks": forks}
@@ -638,7 +640,7 @@ class Explorer(anywidget.AnyWidget):
         kind = content.get("kind")
         if kind == "checkout":
             name = content.get("branch")
-            found = next((b for b in [self._root, *self._branches] if b.name == name), None)
+            found = next((b for b in [self._root, *self._root.descendants()] if b.name == name), None)
             if found is not None:
                 self.checkout(found)
         elif kind == "composer":

@@ -37,7 +37,7 @@ def test_forks_of_forks_form_a_lineage(machine: Any, entries: list[dict[str, Any
     first.append({"type": "CANCEL"})  # 5: back to idle
     second = first.fork(at=6)  # a fork of the fork, keeping the CANCEL
     second.append({"type": "START"})
-    ex._branches.append(second)  # forks made on a branch object join the explorer when it is told
+    # a fork made on a branch object belongs to the explorer's tree as well
     lineage = ex.branches()
     assert lineage == [first, second] and lineage.root is ex.line and lineage.root.parent is None
     assert (first.parent, first.forked_at, second.parent, second.forked_at) == (lineage.root, 5, first, 6)
