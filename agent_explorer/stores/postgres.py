@@ -81,6 +81,7 @@ class PostgresEventLogStore(EventLogStore):
         param_format: str = "binary",
         migrate: bool = True,
         dedicated_loop: bool = True,
+        connect_kwargs: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(dsn, str) or not dsn:
             raise AgentError(f"dsn must be a non-empty connection string, got {dsn!r:.80}", code="invalid-argument")
@@ -96,6 +97,10 @@ class PostgresEventLogStore(EventLogStore):
             raise AgentError(f"timeout must be positive seconds, got {timeout!r}", code="invalid-argument")
         self._min_size, self._max_size, self._timeout = min_size, max_size, float(timeout)
         self._migrate = migrate
+        # Extra psycopg connection options, e.g. {"prepare_threshold": None} behind a pgbouncer in
+        # transaction mode; autocommit stays on (each append is one statement).
+        self._connect_kwargs = {**(connect_kwargs or {}), "autocommit": True}
+        self._connect_kwargs.setdefault("application_name", "agent_explorer")
         self._pool: psycopg_pool.AsyncConnectionPool | None = None
         # By default the pool and every query live on this store's own loop thread, so the store
         # works from any event loop (asyncio.run per call, Jupyter's loop, several loops at once).
@@ -197,7 +202,7 @@ class PostgresEventLogStore(EventLogStore):
                 pool = psycopg_pool.AsyncConnectionPool(
                     self.dsn,
                     open=False,
-                    kwargs={"autocommit": True, "application_name": "agent_explorer"},
+                    kwargs=self._connect_kwargs,
                     name=f"agent_explorer:{self.qualified_table}",
                     min_size=self._min_size,
                     max_size=self._max_size,

@@ -158,6 +158,17 @@ async def test_conformance_in_both_loop_modes(dsn: str, schema: str, dedicated_l
     await assert_event_log_store_conformance(lambda: PostgresEventLogStore(dsn, schema=schema, dedicated_loop=dedicated_loop))
 
 
+async def test_connect_kwargs_reach_the_connections(dsn: str, schema: str) -> None:
+    # As behind pgbouncer in transaction mode: no server-side prepared statements, ever.
+    async with PostgresEventLogStore(dsn, schema=schema, connect_kwargs={"prepare_threshold": None, "application_name": "ae-test"}) as store:
+        for i in range(8):
+            await store.append(thread_id="t", expected_index=i, entries=[make_entry(i)])
+        async with await psycopg.AsyncConnection.connect(dsn) as conn:
+            cur = await conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'ae-test'")
+            assert (await cur.fetchone())[0] >= 1  # type: ignore[index]
+        assert await store.length("t") == 8
+
+
 def test_sync_facade_against_postgres(dsn: str, pg_schema: str) -> None:
     store = PostgresEventLogStore(dsn, schema=pg_schema)
     try:
