@@ -10,14 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import AgentError
 from .aio import run_sync
 from .graph import iter_nodes, iter_transitions, transition_label
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = ["Coverage", "coverage_of", "coverage_of_store", "initial_edges"]
 
@@ -37,13 +34,19 @@ def initial_edges(definition: Mapping[str, Any]) -> dict[str, tuple[str, list[st
     for node in iter_nodes(definition):
         initial = node.get("initial")
         if isinstance(initial, Mapping):
-            targets = [str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#") for t in initial.get("target") or []]
+            targets = [
+                str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#")
+                for t in initial.get("target") or []
+            ]
         elif isinstance(initial, str):
             targets = [f"{node.get('id')}.{initial}"]
         else:
             continue
         state_id = str(node.get("id"))
-        out["#initial" if state_id == root else f"#{state_id}:initial"] = (state_id, targets)
+        out["#initial" if state_id == root else f"#{state_id}:initial"] = (
+            state_id,
+            targets,
+        )
     return out
 
 
@@ -80,17 +83,33 @@ class Coverage:
         """Every transition of the definition (plus the initial arrows), with its count."""
         rows: list[dict[str, Any]] = []
         for key, (state_id, targets) in initial_edges(self.definition).items():
-            rows.append({"id": key, "source": state_id, "event": "(initial)", "label": "initial", "target": ", ".join(targets)})
+            rows.append(
+                {
+                    "id": key,
+                    "source": state_id,
+                    "event": "(initial)",
+                    "label": "initial",
+                    "target": ", ".join(targets),
+                }
+            )
         for n, transition in enumerate(iter_transitions(self.definition)):
-            tid = str(transition.get("id") or f"{transition.get('source')}:{transition.get('eventType')}:{n}")
-            targets = [str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#") for t in transition.get("target") or []]
-            rows.append({
-                "id": tid,
-                "source": str(transition.get("source")),
-                "event": str(transition.get("eventType")),
-                "label": transition_label(transition),
-                "target": ", ".join(targets) or "(self, targetless)",
-            })
+            tid = str(
+                transition.get("id")
+                or f"{transition.get('source')}:{transition.get('eventType')}:{n}"
+            )
+            targets = [
+                str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#")
+                for t in transition.get("target") or []
+            ]
+            rows.append(
+                {
+                    "id": tid,
+                    "source": str(transition.get("source")),
+                    "event": str(transition.get("eventType")),
+                    "label": transition_label(transition),
+                    "target": ", ".join(targets) or "(self, targetless)",
+                }
+            )
         for row in rows:
             row["count"] = self.transitions.get(row["id"], 0)
         return rows
@@ -104,21 +123,32 @@ class Coverage:
         root = str(self.definition.get("id"))
         return [s for s in self.state_ids() if s != root and self.states.get(s, 0) == 0]
 
-    def to_pandas(self) -> pd.DataFrame:
+    def to_pandas(self) -> Any:
         """One row per state and per transition: `kind, id, label, source, event, target, count, share`.
 
         `share` is the count over the most frequent of its kind (1.0 = the hottest), the heatmap's scale.
         """
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         rows: list[dict[str, Any]] = []
         for node in iter_nodes(self.definition):
             sid = str(node.get("id"))
-            rows.append({"kind": "state", "id": sid, "label": str(node.get("key", sid)), "source": None,
-                         "event": None, "target": None, "count": self.states.get(sid, 0)})
+            rows.append(
+                {
+                    "kind": "state",
+                    "id": sid,
+                    "label": str(node.get("key", sid)),
+                    "source": None,
+                    "event": None,
+                    "target": None,
+                    "count": self.states.get(sid, 0),
+                }
+            )
         for row in self.transition_rows():
             rows.append({"kind": "transition", **row})
-        frame = pd.DataFrame(rows, columns=["kind", "id", "label", "source", "event", "target", "count"])
+        frame = pd.DataFrame(
+            rows, columns=["kind", "id", "label", "source", "event", "target", "count"]
+        )
         peak = frame.groupby("kind")["count"].transform("max").clip(lower=1)
         frame["share"] = frame["count"] / peak
         frame.attrs.update(runs=self.runs, entries=self.entries)
@@ -145,8 +175,10 @@ class Coverage:
         rows = self.transition_rows()
         taken = sum(1 for r in rows if r["count"])
         entered = len(self.state_ids()) - 1 - len(self.never_entered())
-        return (f"Coverage(runs={self.runs}, entries={self.entries}, transitions taken {taken}/{len(rows)}, "
-                f"states entered {entered}/{len(self.state_ids()) - 1})")
+        return (
+            f"Coverage(runs={self.runs}, entries={self.entries}, transitions taken {taken}/{len(rows)}, "
+            f"states entered {entered}/{len(self.state_ids()) - 1})"
+        )
 
 
 def _levels(counts: Mapping[str, int]) -> dict[str, int]:
@@ -154,7 +186,11 @@ def _levels(counts: Mapping[str, int]) -> dict[str, int]:
     peak = max(counts.values(), default=0)
     out: dict[str, int] = {}
     for key, count in counts.items():
-        out[key] = 0 if count <= 0 else max(1, min(LEVELS, round(LEVELS * (count / peak) ** 0.5)))
+        out[key] = (
+            0
+            if count <= 0
+            else max(1, min(LEVELS, round(LEVELS * (count / peak) ** 0.5)))
+        )
     return out
 
 
@@ -171,7 +207,7 @@ def coverage_of(
     which is also how a log recorded under an older version is measured against today's chart.
     """
     if isinstance(logs, Sequence) and logs and isinstance(logs[0], Mapping):
-        many: Iterable[Sequence[Mapping[str, Any]]] = [logs]  # type: ignore[list-item]
+        many: Iterable[Sequence[Mapping[str, Any]]] = [logs]
     else:
         many = logs  # type: ignore[assignment]
     total = Coverage(machine.definition)
@@ -181,7 +217,11 @@ def coverage_of(
 
 
 def coverage_of_store(
-    store: Any, machine: Any, *, thread_ids: Sequence[str] | None = None, page: int = 100
+    store: Any,
+    machine: Any,
+    *,
+    thread_ids: Sequence[str] | None = None,
+    page: int = 100,
 ) -> Coverage:
     """Coverage of every thread of `store` whose init entry names `machine.id` (or of `thread_ids`).
 
@@ -200,7 +240,9 @@ def coverage_of_store(
                 offset += page
         out = []
         for thread_id in ids:
-            head = await store.read(thread_id, 0, limit=1)  # the init entry names the machine: read no more
+            head = await store.read(
+                thread_id, 0, limit=1
+            )  # the init entry names the machine: read no more
             if head and head[0].get("machineId") == machine.id:
                 out.append(list(await store.read(thread_id)))
         return out
@@ -208,21 +250,36 @@ def coverage_of_store(
     return coverage_of(machine, run_sync(read_all))
 
 
-def _one(machine: Any, log: Sequence[Mapping[str, Any]], check_version: bool, progress: Callable[[int], None] | None) -> Coverage:
+def _one(
+    machine: Any,
+    log: Sequence[Mapping[str, Any]],
+    check_version: bool,
+    progress: Callable[[int], None] | None,
+) -> Coverage:
     from ..engine import transition_with_trace
     from ..log.replay import seed
 
     if not log:
-        raise AgentError("coverage needs logs with at least their @agent.init entry; got an empty log", code="empty-log")
+        raise AgentError(
+            "coverage needs logs with at least their @agent.init entry; got an empty log",
+            code="empty-log",
+        )
     cov = Coverage(machine.definition, runs=1, entries=len(log))
-    nested = {state: (key, targets) for key, (state, targets) in initial_edges(machine.definition).items()}
+    nested = {
+        state: (key, targets)
+        for key, (state, targets) in initial_edges(machine.definition).items()
+    }
     first = log[0]["event"]
     if first.get("snapshot") is not None:
-        snapshot, _ = seed(machine, log[0], check_version=check_version)  # a restore enters nothing
+        snapshot, _ = seed(
+            machine, log[0], check_version=check_version
+        )  # a restore enters nothing
     else:
         if check_version:
             seed(machine, log[0], check_version=True)
-        snapshot, _, trace = transition_with_trace(machine, None, input=first.get("input"))
+        snapshot, _, trace = transition_with_trace(
+            machine, None, input=first.get("input")
+        )
         _count(cov, trace, nested)
     for i in range(1, len(log)):
         event = log[i]["event"]
@@ -235,7 +292,11 @@ def _one(machine: Any, log: Sequence[Mapping[str, Any]], check_version: bool, pr
     return cov
 
 
-def _count(cov: Coverage, trace: list[dict[str, Any]], nested: Mapping[str, tuple[str, list[str]]]) -> None:
+def _count(
+    cov: Coverage,
+    trace: list[dict[str, Any]],
+    nested: Mapping[str, tuple[str, list[str]]],
+) -> None:
     for step in trace:
         entered = step.get("entered") or []
         cov.transitions.update(str(t) for t in step.get("transitions") or [])
@@ -245,11 +306,21 @@ def _count(cov: Coverage, trace: list[dict[str, Any]], nested: Mapping[str, tupl
             for state in entered:
                 hit = nested.get(state)
                 # The root's initial arrow is traced as the transition "#initial" already.
-                if hit is not None and hit[0] != "#initial" and any(t in here for t in hit[1]):
+                if (
+                    hit is not None
+                    and hit[0] != "#initial"
+                    and any(t in here for t in hit[1])
+                ):
                     cov.transitions[hit[0]] += 1
 
 
-def explorer_coverage(ex: Any, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None) -> Coverage:
+def explorer_coverage(
+    ex: Any,
+    logs: Any = None,
+    *,
+    store: Any = None,
+    thread_ids: Sequence[str] | None = None,
+) -> Coverage:
     """What `Explorer.coverage()` computes: its own log, the given logs, or the threads of a store.
 
     The explorer's branches count too when `logs` is None (what-if events are part of what was explored).
@@ -262,5 +333,12 @@ def explorer_coverage(ex: Any, logs: Any = None, *, store: Any = None, thread_id
         cov = coverage_of(machine, logs)
     else:
         cov = coverage_of(machine, [ex.entries, *(b.entries for b in ex.branches())])
-    ex.coverage_data = {**cov.to_json(), "source": "store" if store is not None else "logs" if logs is not None else "explorer"}
+    ex.coverage_data = {
+        **cov.to_json(),
+        "source": "store"
+        if store is not None
+        else "logs"
+        if logs is not None
+        else "explorer",
+    }
     return cov

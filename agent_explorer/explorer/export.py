@@ -21,11 +21,24 @@ __all__ = ["MAX_STATIC_FRAMES", "export_html", "static_payload"]
 
 # Frames embedded by default: a frame is ~1-2 kB of JSON, so 2,000 keep the file at a few MB beyond the bundle.
 MAX_STATIC_FRAMES = 2_000
-_TRAITS = ("info", "graph", "length", "verification", "comparison", "usage_series", "marks", "table_types",
-           "coverage_data", "usage_ledger", "search_results")
+_TRAITS = (
+    "info",
+    "graph",
+    "length",
+    "verification",
+    "comparison",
+    "usage_series",
+    "marks",
+    "table_types",
+    "coverage_data",
+    "usage_ledger",
+    "search_results",
+)
 
 
-def _window(ex: Explorer, start: int | None, stop: int | None) -> tuple[int, int, str | None]:
+def _window(
+    ex: Explorer, start: int | None, stop: int | None
+) -> tuple[int, int, str | None]:
     """[start, stop] inclusive, and the note shown when it is not the whole log."""
     n = len(ex)
     if start is None and stop is None:
@@ -38,18 +51,31 @@ def _window(ex: Explorer, start: int | None, stop: int | None) -> tuple[int, int
         start = 0 if start is None else start
         stop = n - 1 if stop is None else stop
     if not (0 <= start <= stop < n):
-        raise AgentError(f"to_html needs 0 <= start <= stop < {n} (the log's length), got start={start}, stop={stop}",
-                         code="invalid-export-range")
+        raise AgentError(
+            f"to_html needs 0 <= start <= stop < {n} (the log's length), got start={start}, stop={stop}",
+            code="invalid-export-range",
+        )
     if stop - start + 1 > 10 * MAX_STATIC_FRAMES:
-        raise AgentError(f"to_html embeds one frame per index; {stop - start + 1} indices is too many for one file "
-                         f"(at most {10 * MAX_STATIC_FRAMES}): choose a narrower start/stop", code="invalid-export-range")
+        raise AgentError(
+            f"to_html embeds one frame per index; {stop - start + 1} indices is too many for one file "
+            f"(at most {10 * MAX_STATIC_FRAMES}): choose a narrower start/stop",
+            code="invalid-export-range",
+        )
     if start == 0 and stop == n - 1:
         return start, stop, None
-    return start, stop, (f"Static export of indices {start:,}–{stop:,} of a {n:,}-entry log: the slider stays "
-                         "inside this window. Open the log in a notebook for the rest.")
+    return (
+        start,
+        stop,
+        (
+            f"Static export of indices {start:,}–{stop:,} of a {n:,}-entry log: the slider stays "
+            "inside this window. Open the log in a notebook for the rest."
+        ),
+    )
 
 
-def static_payload(ex: Explorer, start: int | None = None, stop: int | None = None) -> dict[str, Any]:
+def static_payload(
+    ex: Explorer, start: int | None = None, stop: int | None = None
+) -> dict[str, Any]:
     """The data the static model shim serves: traitlet values, frames and table rows of [start, stop]."""
     start, stop, note = _window(ex, start, stop)
     # The page has no kernel to ask: coverage and the usage ledger go in computed (cheap next to the frames).
@@ -76,9 +102,16 @@ def static_payload(ex: Explorer, start: int | None = None, stop: int | None = No
 
 def _script_json(value: Any) -> str:
     """JSON safe inside a <script> element: no `</script>`, no `<!--`, no U+2028/9 surprises."""
-    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    text = json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False
+    )
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 _PAGE = """<!doctype html>
@@ -115,20 +148,27 @@ widget.renderStatic(data, document.getElementById("ae-static"));
 """
 
 
-def export_html(ex: Explorer, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
+def export_html(
+    ex: Explorer, path: str | Path, start: int | None = None, stop: int | None = None
+) -> Path:
     """Write the self-contained HTML file; returns its path. Needs the built bundle (static/widget.js)."""
     from .widget import STATIC_DIR
 
     bundle_path, css_path = STATIC_DIR / "widget.js", STATIC_DIR / "widget.css"
     if not bundle_path.exists():
-        raise AgentError(f"to_html needs the widget's built front end at {bundle_path}; run `npm ci && npm run "
-                         "build` in js/ (or reinstall the package)", code="missing-bundle")
+        raise AgentError(
+            f"to_html needs the widget's built front end at {bundle_path}; run `npm ci && npm run "
+            "build` in js/ (or reinstall the package)",
+            code="missing-bundle",
+        )
     payload = static_payload(ex, start, stop)
     info = payload["traits"].get("info") or {}
     title = f"{info.get('machineId', 'run')} · agent_explorer"
     html = _PAGE.format(
         title=_text(title),
-        css=css_path.read_text(encoding="utf-8").replace("</", "<\\/") if css_path.exists() else "",
+        css=css_path.read_text(encoding="utf-8").replace("</", "<\\/")
+        if css_path.exists()
+        else "",
         data=_script_json(payload),
         bundle=_script_json(bundle_path.read_text(encoding="utf-8")),
     )

@@ -12,13 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 import orjson
 
 from ..errors import AgentError
 
-__all__ = ["SearchHit", "SearchQuery", "search_log", "parse_path"]
+__all__ = ["SearchHit", "SearchQuery", "parse_path", "search_log"]
 
 EXCERPT = 120
 PATHS_PER_HIT = 8
@@ -40,7 +40,14 @@ class SearchHit(int):
     text: str
     until: int
 
-    def __new__(cls, index: int, where: str, paths: list[str], text: str, until: int | None = None) -> SearchHit:
+    def __new__(
+        cls,
+        index: int,
+        where: str,
+        paths: list[str],
+        text: str,
+        until: int | None = None,
+    ) -> Self:
         hit = super().__new__(cls, index)
         hit.index = index
         hit.where = where
@@ -52,10 +59,18 @@ class SearchHit(int):
 
     def __repr__(self) -> str:
         span = f"..{self.until}" if self.until != self.index else ""
-        return f"SearchHit({self.index}{span}, {self.where}, {self.path!r}, {self.text!r})"
+        return (
+            f"SearchHit({self.index}{span}, {self.where}, {self.path!r}, {self.text!r})"
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"index": self.index, "where": self.where, "path": self.path, "text": self.text, "until": self.until}
+        return {
+            "index": self.index,
+            "where": self.where,
+            "path": self.path,
+            "text": self.text,
+            "until": self.until,
+        }
 
 
 def parse_path(path: str) -> tuple[str | None, list[str | int]]:
@@ -71,12 +86,20 @@ def parse_path(path: str) -> tuple[str | None, list[str | int]]:
     position = 0
     for match in _SEGMENT.finditer(text):
         if match.start() != position:
-            raise AgentError(f"search path {path!r} is not a JSON path (at character {position})", code="invalid-search-path")
+            raise AgentError(
+                f"search path {path!r} is not a JSON path (at character {position})",
+                code="invalid-search-path",
+            )
         index, key = match.group(1), match.group(2)
-        segments.append("*" if index == "*" else int(index) if index is not None else key)
+        segments.append(
+            "*" if index == "*" else int(index) if index is not None else key
+        )
         position = match.end()
     if position != len(text):
-        raise AgentError(f"search path {path!r} is not a JSON path (at character {position})", code="invalid-search-path")
+        raise AgentError(
+            f"search path {path!r} is not a JSON path (at character {position})",
+            code="invalid-search-path",
+        )
     scope = None
     if segments and segments[0] in ("event", "context"):
         scope = str(segments.pop(0))
@@ -97,13 +120,25 @@ class SearchQuery:
     def compile(self) -> Callable[[str], re.Match[str] | None]:
         flags = 0 if self.case else re.IGNORECASE
         try:
-            pattern = re.compile(self.text if self.regex else re.escape(self.text), flags)
+            pattern = re.compile(
+                self.text if self.regex else re.escape(self.text), flags
+            )
         except re.error as error:
-            raise AgentError(f"search pattern {self.text!r} is not a valid regular expression: {error}", code="invalid-search-pattern") from error
+            raise AgentError(
+                f"search pattern {self.text!r} is not a valid regular expression: {error}",
+                code="invalid-search-pattern",
+            ) from error
         return pattern.search
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "regex": self.regex, "path": self.path or "", "scope": self.scope, "case": self.case, "type": self.type or ""}
+        return {
+            "text": self.text,
+            "regex": self.regex,
+            "path": self.path or "",
+            "scope": self.scope,
+            "case": self.case,
+            "type": self.type or "",
+        }
 
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
@@ -122,7 +157,9 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
         yield path, str(value)
 
 
-def _select(value: Any, segments: Sequence[str | int], path: str) -> Iterator[tuple[str, Any]]:
+def _select(
+    value: Any, segments: Sequence[str | int], path: str
+) -> Iterator[tuple[str, Any]]:
     """The values a parsed path names inside `value` (with their concrete paths)."""
     if not segments:
         yield path, value
@@ -146,7 +183,7 @@ def _excerpt(text: str, match: re.Match[str]) -> str:
     if len(text) <= EXCERPT:
         return text
     start = max(0, match.start() - EXCERPT // 3)
-    piece = text[start:start + EXCERPT]
+    piece = text[start : start + EXCERPT]
     return ("…" if start else "") + piece + ("…" if start + EXCERPT < len(text) else "")
 
 
@@ -159,7 +196,11 @@ class _Matcher:
         needle = query.text if query.case else query.text.lower()
         # A plain needle without characters JSON escapes appears verbatim in the serialized value iff some
         # leaf (or key) holds it: a cheap reject before walking the tree.
-        plain = not query.regex and not any(c in needle for c in '"\\') and all(ord(c) >= 0x20 for c in needle)
+        plain = (
+            not query.regex
+            and not any(c in needle for c in '"\\')
+            and all(ord(c) >= 0x20 for c in needle)
+        )
         self.needle = needle if plain else None
         self.case = query.case
 
@@ -202,9 +243,16 @@ def search_log(
     """
     scope, segments = parse_path(query.path) if query.path else (None, [])
     if query.scope not in ("events", "context", "both"):
-        raise AgentError(f"search scope must be 'events', 'context' or 'both', not {query.scope!r}", code="invalid-search-scope")
+        raise AgentError(
+            f"search scope must be 'events', 'context' or 'both', not {query.scope!r}",
+            code="invalid-search-scope",
+        )
     want_events = query.scope in ("events", "both") and scope in (None, "event")
-    want_context = query.scope in ("context", "both") and scope in (None, "context") and state_at is not None
+    want_context = (
+        query.scope in ("context", "both")
+        and scope in (None, "context")
+        and state_at is not None
+    )
     matcher = _Matcher(query, segments)
     hits: list[SearchHit] = []
     type_filter = query.type or None
@@ -229,7 +277,11 @@ def search_log(
                 found = matcher.hits(context, "context")
                 if found is None:
                     open_hit = None
-                elif open_hit is not None and open_hit.paths == found[0] and open_hit.text == found[1]:
+                elif (
+                    open_hit is not None
+                    and open_hit.paths == found[0]
+                    and open_hit.text == found[1]
+                ):
                     open_hit.until = i  # a new context, matching the same way: one hit over the whole run
                 else:
                     open_hit = SearchHit(i, "context", *found)
@@ -241,7 +293,9 @@ def search_log(
     return hits[:limit] if limit is not None else hits
 
 
-def _entry_hits(matcher: _Matcher, entry: Mapping[str, Any], whole_entry: bool) -> tuple[list[str], str] | None:
+def _entry_hits(
+    matcher: _Matcher, entry: Mapping[str, Any], whole_entry: bool
+) -> tuple[list[str], str] | None:
     """The event's leaves (under the path, if any); without a path also the entry's id and causation id."""
     found = matcher.hits(entry.get("event"), "event")
     if whole_entry and matcher.segments == []:
@@ -250,7 +304,9 @@ def _entry_hits(matcher: _Matcher, entry: Mapping[str, Any], whole_entry: bool) 
             if isinstance(value, str):
                 match = matcher.find(value)
                 if match is not None:
-                    paths, text = found if found is not None else ([], _excerpt(value, match))
+                    paths, text = (
+                        found if found is not None else ([], _excerpt(value, match))
+                    )
                     found = ([*paths, key], text)
     return found
 
@@ -264,7 +320,12 @@ PAGE = 50
 MARKS_CAP = 2_000
 
 
-def search_page(hits: Sequence[SearchHit], query: SearchQuery, offset: int = 0, error: str | None = None) -> dict[str, Any]:
+def search_page(
+    hits: Sequence[SearchHit],
+    query: SearchQuery,
+    offset: int = 0,
+    error: str | None = None,
+) -> dict[str, Any]:
     """The `search_results` traitlet: one page of hits (the browser never holds them all)."""
     offset = max(0, min(int(offset), max(0, len(hits) - 1)))
     return {
@@ -272,7 +333,7 @@ def search_page(hits: Sequence[SearchHit], query: SearchQuery, offset: int = 0, 
         "total": len(hits),
         "offset": offset,
         "limit": PAGE,
-        "hits": [hit.to_json() for hit in hits[offset:offset + PAGE]],
+        "hits": [hit.to_json() for hit in hits[offset : offset + PAGE]],
         "error": error,
     }
 
@@ -286,7 +347,9 @@ def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
     return [indices[int(k * step)] for k in range(cap)]
 
 
-def explorer_search(ex: Any, query: SearchQuery, *, limit: int | None = None, mark: int = MARKS_CAP) -> list[SearchHit]:
+def explorer_search(
+    ex: Any, query: SearchQuery, *, limit: int | None = None, mark: int = MARKS_CAP
+) -> list[SearchHit]:
     """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track."""
     state_at = getattr(ex._source, "state_at", None)
     try:
@@ -303,8 +366,16 @@ def explorer_search(ex: Any, query: SearchQuery, *, limit: int | None = None, ma
 def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
     """`{kind: "search", text, regex, path, scope, case}` runs a search; `{kind: "search-page", offset}` pages."""
     if content.get("kind") == "search-page":
-        query = SearchQuery(**{k: v for k, v in (ex.search_results.get("query") or {}).items() if k in ("text", "regex", "path", "scope", "case")})
-        ex.search_results = search_page(getattr(ex, "search_hits", []), query, int(content.get("offset") or 0))
+        query = SearchQuery(
+            **{
+                k: v
+                for k, v in (ex.search_results.get("query") or {}).items()
+                if k in ("text", "regex", "path", "scope", "case")
+            }
+        )
+        ex.search_results = search_page(
+            getattr(ex, "search_hits", []), query, int(content.get("offset") or 0)
+        )
         return
     text = str(content.get("text") or "")
     if not text:
@@ -312,8 +383,13 @@ def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
         ex.search_results = {}
         ex.marks = {**ex.marks, "hits": []}
         return
-    query = SearchQuery(text, bool(content.get("regex")), str(content.get("path") or "") or None,
-                        str(content.get("scope") or "both"), bool(content.get("case")))
+    query = SearchQuery(
+        text,
+        bool(content.get("regex")),
+        str(content.get("path") or "") or None,
+        str(content.get("scope") or "both"),
+        bool(content.get("case")),
+    )
     try:
         explorer_search(ex, query)
     except AgentError:

@@ -132,11 +132,19 @@ class UsageLedger(Mapping[str, Any]):
     ) -> None:
         self.entries = entries
         self.label = label
-        self.at = len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
-        self._index = index if index is not None and index.entries is entries else UsageIndex(entries)
+        self.at = (
+            len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
+        )
+        self._index = (
+            index
+            if index is not None and index.entries is entries
+            else UsageIndex(entries)
+        )
         self._state_at = state_at
         self._rows: list[dict[str, Any]] | None = None
-        self.compared: list[UsageLedger] = []  # branches given to Explorer.usage(compare=...)
+        self.compared: list[
+            UsageLedger
+        ] = []  # branches given to Explorer.usage(compare=...)
         self._totals = self._index.totals_at(self.at)
 
     # Mapping: the cumulative totals (same keys as get_usage_from_events)
@@ -174,40 +182,71 @@ class UsageLedger(Mapping[str, Any]):
                 completed_at[cause] = i
         for position in self._index.positions[: self._index.count_at(self.at)]:
             event = self.entries[position]["event"]
-            usage = event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
+            usage = (
+                event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
+            )
             numbers = _flat_numbers(usage)
             cost = sum(v for k, v in numbers.items() if COST_HINT in k.lower())
             has_cost = any(COST_HINT in k.lower() for k in numbers)
-            state = value_text(self._state_at(position).value) if self._state_at is not None else None
+            state = (
+                value_text(self._state_at(position).value)
+                if self._state_at is not None
+                else None
+            )
             done = completed_at.get(event.get("requestId"))
-            requested = (value_text(self._state_at(done - 1).value)
-                         if self._state_at is not None and done is not None and 0 < done <= position else None)
+            requested = (
+                value_text(self._state_at(done - 1).value)
+                if self._state_at is not None
+                and done is not None
+                and 0 < done <= position
+                else None
+            )
             for key in ("totalTokens", "inputTokens", "outputTokens"):
                 running[key] = running.get(key, 0) + (numbers.get(key) or 0)
             if has_cost:
                 running["cost"] = running.get("cost", 0) + cost
-            rows.append({
-                "index": position,
-                "requestId": event.get("requestId"),
-                "model": str(event.get("model") or "(unknown)"),
-                "state": state,
-                "requestedIn": requested,
-                **numbers,
-                "cost": cost if has_cost else None,
-                "cumulativeTokens": running.get("totalTokens", 0),
-                "cumulativeCost": running.get("cost") if has_cost or "cost" in running else None,
-            })
+            rows.append(
+                {
+                    "index": position,
+                    "requestId": event.get("requestId"),
+                    "model": str(event.get("model") or "(unknown)"),
+                    "state": state,
+                    "requestedIn": requested,
+                    **numbers,
+                    "cost": cost if has_cost else None,
+                    "cumulativeTokens": running.get("totalTokens", 0),
+                    "cumulativeCost": running.get("cost")
+                    if has_cost or "cost" in running
+                    else None,
+                }
+            )
         self._rows = rows
         return rows
 
     def to_pandas(self) -> Any:
-        import pandas as pd
+        import pandas as pd  # type: ignore[import-untyped]
 
         frame = pd.DataFrame(self.rows())
         if frame.empty:
-            frame = pd.DataFrame(columns=["index", "requestId", "model", "state", "requestedIn", "inputTokens", "outputTokens",
-                                          "totalTokens", "cost", "cumulativeTokens", "cumulativeCost"])
-        for column in ("cost", "cumulativeCost"):  # no record carried a cost: no cost columns
+            frame = pd.DataFrame(
+                columns=[
+                    "index",
+                    "requestId",
+                    "model",
+                    "state",
+                    "requestedIn",
+                    "inputTokens",
+                    "outputTokens",
+                    "totalTokens",
+                    "cost",
+                    "cumulativeTokens",
+                    "cumulativeCost",
+                ]
+            )
+        for column in (
+            "cost",
+            "cumulativeCost",
+        ):  # no record carried a cost: no cost columns
             if column in frame and frame[column].isna().all():
                 frame = frame.drop(columns=column)
         frame.attrs["label"] = self.label
@@ -215,14 +254,34 @@ class UsageLedger(Mapping[str, Any]):
 
     def _group(self, keys: list[str]) -> Any:
         frame = self.to_pandas()
-        numeric = [c for c in frame.columns
-                   if c not in ("index", "requestId", "model", "state", "requestedIn", "cumulativeTokens", "cumulativeCost")]
+        numeric = [
+            c
+            for c in frame.columns
+            if c
+            not in (
+                "index",
+                "requestId",
+                "model",
+                "state",
+                "requestedIn",
+                "cumulativeTokens",
+                "cumulativeCost",
+            )
+        ]
         if frame.empty:
-            return frame[keys + numeric + ["index"]].rename(columns={"index": "records"}).set_index(keys)
+            return (
+                frame[keys + numeric + ["index"]]
+                .rename(columns={"index": "records"})
+                .set_index(keys)
+            )
         grouped = frame.groupby(keys, sort=True, dropna=False)
         out = grouped[numeric].sum(min_count=1)
         out.insert(0, "records", grouped.size())
-        return out.sort_values("totalTokens", ascending=False) if "totalTokens" in out else out
+        return (
+            out.sort_values("totalTokens", ascending=False)
+            if "totalTokens" in out
+            else out
+        )
 
     def by_model(self) -> Any:
         """Sums per model (records, tokens, cost), most expensive first."""
@@ -245,7 +304,9 @@ class UsageLedger(Mapping[str, Any]):
         columns = {}
         for ledger in (self, *others):
             by = ledger.by_model()
-            columns[(ledger.label, "totalTokens")] = by["totalTokens"] if "totalTokens" in by else pd.Series(dtype=float)
+            columns[(ledger.label, "totalTokens")] = (
+                by["totalTokens"] if "totalTokens" in by else pd.Series(dtype=float)
+            )
             if "cost" in by and by["cost"].notna().any():
                 columns[(ledger.label, "cost")] = by["cost"]
         frame = pd.DataFrame(columns).fillna(0)
@@ -261,15 +322,25 @@ class UsageLedger(Mapping[str, Any]):
         for k, row in enumerate(rows):
             model = row["model"]
             running[model] = running.get(model, 0) + (row.get("totalTokens") or 0)
-            if k % step == step - 1 or k == len(rows) - 1 or len(series.get(model, [])) == 0:
+            if (
+                k % step == step - 1
+                or k == len(rows) - 1
+                or len(series.get(model, [])) == 0
+            ):
                 series.setdefault(model, []).append([row["index"], running[model]])
-        for model, points in series.items():  # every line ends at its model's final total
+        for (
+            model,
+            points,
+        ) in series.items():  # every line ends at its model's final total
             if points[-1][1] != running[model]:
                 points.append([rows[-1]["index"], running[model]])
         by_state: dict[str, list[float]] = {}
         by_model: dict[str, list[float]] = {}
         for row in rows:
-            for bucket, key in ((by_state, str(row["state"])), (by_model, row["model"])):
+            for bucket, key in (
+                (by_state, str(row["state"])),
+                (by_model, row["model"]),
+            ):
                 sums = bucket.setdefault(key, [0, 0, 0.0])
                 sums[0] += 1
                 sums[1] += row.get("totalTokens") or 0
@@ -280,8 +351,16 @@ class UsageLedger(Mapping[str, Any]):
             "label": self.label,
             "records": len(rows),
             "series": series,
-            "byState": [[state, int(n), tokens, cost if has_cost else None] for state, (n, tokens, cost) in order[:40]],
-            "byModel": [[model, int(n), tokens, cost if has_cost else None] for model, (n, tokens, cost) in sorted(by_model.items(), key=lambda kv: -kv[1][1])],
+            "byState": [
+                [state, int(n), tokens, cost if has_cost else None]
+                for state, (n, tokens, cost) in order[:40]
+            ],
+            "byModel": [
+                [model, int(n), tokens, cost if has_cost else None]
+                for model, (n, tokens, cost) in sorted(
+                    by_model.items(), key=lambda kv: -kv[1][1]
+                )
+            ],
             "hasCost": has_cost,
             "total": self._totals.get("totalTokens", 0),
             "cost": running_cost(rows) if has_cost else None,
@@ -295,13 +374,33 @@ def running_cost(rows: Sequence[Mapping[str, Any]]) -> float:
 def explorer_usage(ex: Any, at: int | None = None, compare: Any = None) -> UsageLedger:
     """What `Explorer.usage()` does: the ledger of the run up to `at` (default: the whole run), published on
     the `usage_ledger` traitlet with the cumulative lines of the `compare` branches (a branch or a list)."""
-    ledger = UsageLedger(ex.entries, ex._source.state_at, at=at, index=ex._usage, label=ex.info.get("threadId") or "this run")
-    others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
+    ledger = UsageLedger(
+        ex.entries,
+        ex._source.state_at,
+        at=at,
+        index=ex._usage,
+        label=ex.info.get("threadId") or "this run",
+    )
+    others = (
+        []
+        if compare is None
+        else list(compare)
+        if isinstance(compare, (list, tuple))
+        else [compare]
+    )
     branches = []
     for n, branch in enumerate(others, start=1):
         label = getattr(branch, "thread_id", None) or f"branch {n}"
-        other = UsageLedger(branch.entries, getattr(branch.source, "state_at", None), label=str(label))
+        other = UsageLedger(
+            branch.entries, getattr(branch.source, "state_at", None), label=str(label)
+        )
         ledger.compared.append(other)
-        branches.append({"label": other.label, "forkedAt": getattr(branch, "forked_at", None), "series": UsageIndex(branch.entries).series()})
+        branches.append(
+            {
+                "label": other.label,
+                "forkedAt": getattr(branch, "forked_at", None),
+                "series": UsageIndex(branch.entries).series(),
+            }
+        )
     ex.usage_ledger = {**ledger.to_json(), "at": ledger.at, "branches": branches}
     return ledger

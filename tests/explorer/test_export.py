@@ -18,38 +18,61 @@ SCRIPT_BREAK = "</script><script>window.pwned = 1</script><!--"
 
 
 def embedded(html: str, element_id: str) -> Any:
-    match = re.search(rf'<script type="application/json" id="{element_id}">(.*?)</script>', html, re.S)
+    match = re.search(
+        rf'<script type="application/json" id="{element_id}">(.*?)</script>',
+        html,
+        re.DOTALL,
+    )
     assert match is not None, element_id
     return json.loads(match.group(1))
 
 
-def test_one_file_with_bundle_css_and_a_frame_per_index(machine: Any, entries: list[dict[str, Any]], tmp_path: Path) -> None:
+def test_one_file_with_bundle_css_and_a_frame_per_index(
+    machine: Any, entries: list[dict[str, Any]], tmp_path: Path
+) -> None:
     ex = Explorer(machine, entries)
     path = ex.to_html(tmp_path / "run.html")
     html = path.read_text(encoding="utf-8")
     # Self-contained: no external scripts, styles or fetches.
     assert not re.search(r"<(script|link|img|iframe)[^>]+(src|href)=", html)
-    assert html.count("<script") == 3  # the data, the bundle (both JSON, inert) and the loader
+    assert (
+        html.count("<script") == 3
+    )  # the data, the bundle (both JSON, inert) and the loader
     data = embedded(html, "ae-data")
     assert (data["start"], data["stop"], data["note"]) == (0, 8, None)
     assert [f["index"] for f in data["frames"]] == list(range(9))
     assert data["frames"][5] == ex._frames.build(5)
     assert [r["index"] for r in data["rows"]] == list(range(9))
-    assert data["traits"]["graph"]["dot"] == ex.graph["dot"] and data["traits"]["coverage_data"]["runs"] == 1
+    assert (
+        data["traits"]["graph"]["dot"] == ex.graph["dot"]
+        and data["traits"]["coverage_data"]["runs"] == 1
+    )
     assert data["traits"]["usage_ledger"]["records"] == 2
     bundle = embedded(html, "ae-bundle")
-    assert "renderStatic" in bundle and bundle == (Path(export.__file__).parent / "static" / "widget.js").read_text()
+    assert (
+        "renderStatic" in bundle
+        and bundle
+        == (Path(export.__file__).parent / "static" / "widget.js").read_text()
+    )
 
 
-def test_untrusted_payloads_cannot_close_the_script_element(machine: Any, entries: list[dict[str, Any]], tmp_path: Path) -> None:
-    log = record(machine, [{"type": "NOTE", "text": SCRIPT_BREAK}, {"type": "NOTE", "text": XSS}])
+def test_untrusted_payloads_cannot_close_the_script_element(
+    machine: Any, entries: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    log = record(
+        machine, [{"type": "NOTE", "text": SCRIPT_BREAK}, {"type": "NOTE", "text": XSS}]
+    )
     html = Explorer(machine, log).to_html(tmp_path / "x.html").read_text()
     assert SCRIPT_BREAK not in html and "<img src=x" not in html
     assert html.count("</script>") == 3
-    assert SCRIPT_BREAK in json.dumps(embedded(html, "ae-data"), ensure_ascii=False).replace("\\/", "/")
+    assert SCRIPT_BREAK in json.dumps(
+        embedded(html, "ae-data"), ensure_ascii=False
+    ).replace("\\/", "/")
 
 
-def test_big_logs_get_a_bounded_window_around_the_cursor_with_a_note(machine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_big_logs_get_a_bounded_window_around_the_cursor_with_a_note(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(export, "MAX_STATIC_FRAMES", 50)
     ex = Explorer(machine, record(machine, long_events(300)))
     ex.index = 200
@@ -57,13 +80,20 @@ def test_big_logs_get_a_bounded_window_around_the_cursor_with_a_note(machine: An
     assert (data["start"], data["stop"], data["index"]) == (175, 224, 200)
     assert "175–224 of a 301-entry log" in data["note"] and len(data["frames"]) == 50
     chosen = static_payload(ex, start=10, stop=19)
-    assert [f["index"] for f in chosen["frames"]] == list(range(10, 20)) and chosen["index"] == 19
+    assert [f["index"] for f in chosen["frames"]] == list(range(10, 20)) and chosen[
+        "index"
+    ] == 19
     with pytest.raises(AgentError) as caught:
         static_payload(ex, start=5, stop=400)
     assert caught.value.code == "invalid-export-range" and "301" in caught.value.message
 
 
-def test_missing_bundle_is_a_clear_error(machine: Any, entries: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_bundle_is_a_clear_error(
+    machine: Any,
+    entries: list[dict[str, Any]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from agent_explorer.explorer import widget
 
     monkeypatch.setattr(widget, "STATIC_DIR", tmp_path / "nowhere")

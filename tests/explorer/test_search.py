@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -11,7 +12,13 @@ from sample_run import XSS, long_events, record
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.errors import AgentError
 from agent_explorer.explorer import Explorer
-from agent_explorer.explorer.search import PAGE, SearchHit, SearchQuery, parse_path, search_log
+from agent_explorer.explorer.search import (
+    PAGE,
+    SearchHit,
+    SearchQuery,
+    parse_path,
+    search_log,
+)
 
 
 def contexts_by_plain_fold(machine: Any, log: list[dict[str, Any]]) -> list[Any]:
@@ -25,13 +32,26 @@ def contexts_by_plain_fold(machine: Any, log: list[dict[str, Any]]) -> list[Any]
     return out
 
 
-def test_event_hits_are_indices_with_where_path_and_text(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_event_hits_are_indices_with_where_path_and_text(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     hits = ex.search("onerror")
-    assert hits == [1, 1]  # the NOTE's text at 1, and the context that remembers it from 1 on
+    assert hits == [
+        1,
+        1,
+    ]  # the NOTE's text at 1, and the context that remembers it from 1 on
     event, context = hits
-    assert isinstance(event, SearchHit) and (event.where, event.path, event.text) == ("event", "event.text", XSS)
-    assert (context.where, context.path, context.until) == ("context", "context.notes[0]", 8)
+    assert isinstance(event, SearchHit) and (event.where, event.path, event.text) == (
+        "event",
+        "event.text",
+        XSS,
+    )
+    assert (context.where, context.path, context.until) == (
+        "context",
+        "context.notes[0]",
+        8,
+    )
     ex.index = hits[0]  # a hit is an int: it moves the cursor
     assert ex.frame["index"] == 1
 
@@ -40,7 +60,10 @@ def test_regex_path_case_and_type(machine: Any, entries: list[dict[str, Any]]) -
     ex = Explorer(machine, entries)
     assert ex.search(r"req-\d$", regex=True) == [3, 6]
     assert ex.search("120", path="event.usage.*") == [6]
-    assert ex.search("120", path="usage.totalTokens", scope="events")[0].path == "event.usage.totalTokens"
+    assert (
+        ex.search("120", path="usage.totalTokens", scope="events")[0].path
+        == "event.usage.totalTokens"
+    )
     assert ex.search("note", case=True) == [] and ex.search("NOTE", case=True) == [1, 7]
     assert ex.search("req-", type="@agent.usage") == [3, 6]
     only_context = ex.search("ada", path="context.owner.name")
@@ -51,17 +74,23 @@ def test_regex_path_case_and_type(machine: Any, entries: list[dict[str, Any]]) -
     assert by_id == [5, 6] and [h.paths for h in by_id] == [["id"], ["causationId"]]
 
 
-def test_context_hits_cover_exactly_the_indices_whose_context_matches(machine: Any) -> None:
+def test_context_hits_cover_exactly_the_indices_whose_context_matches(
+    machine: Any,
+) -> None:
     log = record(machine, long_events(1_200))
     contexts = contexts_by_plain_fold(machine, log)
     ex = Explorer(machine, log)
     for needle in ("hello", '"n": 7', "reviewer"):
         hits = ex.search(needle, scope="context")
         covered = {i for h in hits for i in range(h.index, h.until + 1)}
-        expected = {i for i, c in enumerate(contexts) if any(needle.lower() in leaf.lower() for leaf in _leaves(c))}
+        expected = {
+            i
+            for i, c in enumerate(contexts)
+            if any(needle.lower() in leaf.lower() for leaf in _leaves(c))
+        }
         assert covered == expected, needle
         # Ranges never overlap and are sorted.
-        assert all(a.until < b.index for a, b in zip(hits, hits[1:]))
+        assert all(a.until < b.index for a, b in itertools.pairwise(hits))
 
 
 def _leaves(value: Any) -> list[str]:
@@ -81,7 +110,10 @@ def test_path_parsing_and_errors() -> None:
     assert bad_path.value.code == "invalid-search-path"
     with pytest.raises(AgentError) as bad_regex:
         search_log([{"event": {"type": "x"}}], SearchQuery("(", regex=True))
-    assert bad_regex.value.code == "invalid-search-pattern" and "(" in bad_regex.value.message
+    assert (
+        bad_regex.value.code == "invalid-search-pattern"
+        and "(" in bad_regex.value.message
+    )
     with pytest.raises(AgentError) as bad_scope:
         search_log([{"event": {"type": "x"}}], SearchQuery("x", scope="everywhere"))
     assert bad_scope.value.code == "invalid-search-scope"
@@ -99,14 +131,32 @@ def test_hits_are_paged_to_the_browser_and_marked_on_the_track(machine: Any) -> 
     expected = [i for i, e in enumerate(log) if e["event"].get("text") == "hello"]
     assert hits == expected and ex.search_results["total"] == len(expected) == 40
     assert ex.marks["hits"] == [int(h) for h in hits]
-    assert len(ex.search_results["hits"]) == 40 <= PAGE and ex.search_results["offset"] == 0
+    assert (
+        len(ex.search_results["hits"]) == 40 <= PAGE
+        and ex.search_results["offset"] == 0
+    )
     json.dumps(ex.search_results)
     # The front end's intents: a search typed in the panel, then the next page.
-    ex._on_message(ex, {"kind": "search", "text": "TICK", "regex": False, "path": "", "scope": "events"}, [])
+    ex._on_message(
+        ex,
+        {
+            "kind": "search",
+            "text": "TICK",
+            "regex": False,
+            "path": "",
+            "scope": "events",
+        },
+        [],
+    )
     total = ex.search_results["total"]
-    assert total == len([e for e in log if e["event"]["type"] == "TICK"]) and total > PAGE
+    assert (
+        total == len([e for e in log if e["event"]["type"] == "TICK"]) and total > PAGE
+    )
     ex._on_message(ex, {"kind": "search-page", "offset": PAGE}, [])
-    assert ex.search_results["offset"] == PAGE and ex.search_results["hits"][0]["index"] == ex.search_hits[PAGE].index
+    assert (
+        ex.search_results["offset"] == PAGE
+        and ex.search_results["hits"][0]["index"] == ex.search_hits[PAGE].index
+    )
     ex._on_message(ex, {"kind": "search", "text": "(", "regex": True}, [])
     assert "not a valid regular expression" in ex.search_results["error"]
     ex._on_message(ex, {"kind": "search", "text": ""}, [])

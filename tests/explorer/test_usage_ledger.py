@@ -16,13 +16,18 @@ def with_cost(event: dict[str, Any], cost: float) -> dict[str, Any]:
     return {**event, "usage": {**event["usage"], "costUsd": cost}}
 
 
-def test_rows_carry_the_state_the_machine_was_in_and_running_totals(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_rows_carry_the_state_the_machine_was_in_and_running_totals(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     ledger = ex.usage()
     frame = ledger.to_pandas()
     assert list(frame["index"]) == [3, 6] and list(frame["model"]) == ["small", "large"]
     # At 3 the draft is being written; at 6 it is in review (DONE at 5 moved it).
-    assert list(frame["state"]) == [value_text(ex._source.state_at(3).value), value_text(ex._source.state_at(6).value)]
+    assert list(frame["state"]) == [
+        value_text(ex._source.state_at(3).value),
+        value_text(ex._source.state_at(6).value),
+    ]
     assert "writing" in frame["state"][0] and "review" in frame["state"][1]
     assert list(frame["cumulativeTokens"]) == [40, 160]
     assert "cost" not in frame  # no record carried a cost
@@ -34,15 +39,25 @@ def test_rows_carry_the_state_the_machine_was_in_and_running_totals(machine: Any
 
 def test_sums_by_model_and_by_state_match_get_usage_from_events(machine: Any) -> None:
     events = long_events(300)
-    events = [usage(i, "big" if i % 3 else "small", 10 + i % 7) if e["type"] == "@agent.usage" else e for i, e in enumerate(events)]
+    events = [
+        usage(i, "big" if i % 3 else "small", 10 + i % 7)
+        if e["type"] == "@agent.usage"
+        else e
+        for i, e in enumerate(events)
+    ]
     log = record(machine, events)
     ledger = Explorer(machine, log).usage()
     by_model = ledger.by_model()
     truth = get_usage_from_events(log)["byModel"]
-    assert {m: int(by_model.loc[m, "totalTokens"]) for m in by_model.index} == {m: t["totalTokens"] for m, t in truth.items()}
+    assert {m: int(by_model.loc[m, "totalTokens"]) for m in by_model.index} == {
+        m: t["totalTokens"] for m, t in truth.items()
+    }
     assert int(by_model["records"].sum()) == 60
     by_state = ledger.by_state()
-    assert int(by_state["totalTokens"].sum()) == truth["big"]["totalTokens"] + truth["small"]["totalTokens"]
+    assert (
+        int(by_state["totalTokens"].sum())
+        == truth["big"]["totalTokens"] + truth["small"]["totalTokens"]
+    )
     assert set(by_state.index) <= {value_text(v) for v in _values(machine, log)}
     both = ledger.by_model_and_state()
     assert int(both["totalTokens"].sum()) == int(by_state["totalTokens"].sum())
@@ -56,25 +71,41 @@ def _values(machine: Any, log: list[dict[str, Any]]) -> list[Any]:
 
 
 def test_cost_is_summed_where_entries_carry_it(machine: Any) -> None:
-    events = [{"type": "START"}, with_cost(usage(2, "a", 30), 0.25), {"type": "TICK"}, usage(4, "b", 10), with_cost(usage(5, "a", 20), 0.5)]
+    events = [
+        {"type": "START"},
+        with_cost(usage(2, "a", 30), 0.25),
+        {"type": "TICK"},
+        usage(4, "b", 10),
+        with_cost(usage(5, "a", 20), 0.5),
+    ]
     log = record(machine, events)
     ex = Explorer(machine, log)
     frame = ex.usage().to_pandas()
-    assert list(frame["cost"].fillna(-1)) == [0.25, -1, 0.5] and list(frame["cumulativeCost"]) == [0.25, 0.25, 0.75]
+    assert list(frame["cost"].fillna(-1)) == [0.25, -1, 0.5] and list(
+        frame["cumulativeCost"]
+    ) == [0.25, 0.25, 0.75]
     assert ex.usage().by_model().loc["a", "cost"] == 0.75
     assert ex.usage_ledger["hasCost"] is True and ex.usage_ledger["cost"] == 0.75
 
 
-def test_compare_with_branches_side_by_side_and_in_the_widget(machine: Any, entries: list[dict[str, Any]]) -> None:
+def test_compare_with_branches_side_by_side_and_in_the_widget(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
     ex = Explorer(machine, entries)
     branch = ex.fork(at=5)  # keeps the first usage record only
     ledger = ex.usage(compare=branch)
     table = ledger.compare()
-    assert table.loc["large"].tolist() == [120, 0] and table.loc["(all)"].tolist() == [160, 40]
+    assert table.loc["large"].tolist() == [120, 0] and table.loc["(all)"].tolist() == [
+        160,
+        40,
+    ]
     published = ex.usage_ledger
     json.dumps(published)
     assert published["series"] == {"small": [[3, 40]], "large": [[6, 120]]}
-    assert published["branches"][0]["series"] == [[3, 40]] and published["branches"][0]["forkedAt"] == 5
+    assert (
+        published["branches"][0]["series"] == [[3, 40]]
+        and published["branches"][0]["forkedAt"] == 5
+    )
     assert [row[0] for row in published["byModel"]] == ["large", "small"]
 
 
@@ -99,9 +130,20 @@ def test_spend_is_also_attributed_to_the_state_that_waited_on_the_request() -> N
     from agent_explorer import read_log
     from agent_explorer.samples import support_agent
 
-    log = read_log(Path(__file__).resolve().parents[2] / "sample_logs" / "support_clean.jsonl")
+    log = read_log(
+        Path(__file__).resolve().parents[2] / "sample_logs" / "support_clean.jsonl"
+    )
     frame = Explorer(support_agent, log).usage().to_pandas()
     # classify#1 completes at 2 (triaging -> drafting) and is journaled at 3, when the agent already drafts.
     first = frame.iloc[0]
-    assert (first["requestId"], first["state"], first["requestedIn"]) == ("classify#1", "drafting", "triaging")
-    assert list(frame["requestedIn"]) == ["triaging", "drafting", "deciding", "replying"]
+    assert (first["requestId"], first["state"], first["requestedIn"]) == (
+        "classify#1",
+        "drafting",
+        "triaging",
+    )
+    assert list(frame["requestedIn"]) == [
+        "triaging",
+        "drafting",
+        "deciding",
+        "replying",
+    ]
