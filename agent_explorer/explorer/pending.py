@@ -306,6 +306,6 @@ class PendingFrames(FrameBuilder):
 
     def build(self, index: int) -> dict[str, Any]:
         frame = super().build(index)
-        if "error" not in frame and not frame.get("empty"):
+        if "status" in frame:  # built (a frame that failed carries only its entry and an error message)
             frame.update(self.owed(frame["index"]))
         return frame

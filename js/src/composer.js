@@ -109,8 +109,13 @@ export class ComposerPanel {
       this.drawChoices(choices);
     }
     if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
+    if (this.sentAt && (this.sentAt.line !== c.line || this.sentAt.index !== c.index)) {
+      this.sentAt = null; // the note belongs to the position it was sent from
+      replace(this.sentEl);
+    }
     if (c.sent && this.sentShown !== c.sent.nonce) {
       this.sentShown = c.sent.nonce;
+      this.sentAt = { line: c.sent.line, index: c.sent.index };
       replace(this.sentEl, h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"), " ", `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`);
     }
   }

@@ -70,13 +70,14 @@ export class StatePanel {
     const hash = f.hash || {};
     const hashChip = hash.ok === false ? h("span", { class: "ae-chip bad", "data-testid": "hash-status" }, "hash mismatch") : hash.ok ? h("span", { class: "ae-chip ok", "data-testid": "hash-status" }, "hash ok") : h("span", { class: "ae-chip", "data-testid": "hash-status" }, "no hash");
     const blocks = [];
-    if (f.error) blocks.push(h("div", { class: "ae-error-text" }, f.error));
+    // `error` is a message when the frame could not be built, or the machine's own error once status is "error".
+    if (f.error) blocks.push(h("div", { class: "ae-error-text", "data-testid": "state-error" }, typeof f.error === "string" ? f.error : `machine error: ${f.error.name ?? "Error"}: ${f.error.message ?? JSON.stringify(f.error)}`));
     blocks.push(
       section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
       section(
         "event",
         h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${entry.recordedAt ?? ""}`)),
-        (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : "ignored: no enabled transition in this state"),
+        (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : f.status === "error" && String(entry.type).startsWith("xstate.error.actor.") ? "no onError handles it: the machine stopped with status error" : "ignored: no enabled transition in this state"),
         h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
       ),
     );
