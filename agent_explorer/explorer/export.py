@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
+from .search import SearchQuery, search_page
 
 if TYPE_CHECKING:
     from .widget import Explorer
@@ -86,6 +87,23 @@ def static_payload(
     frames = [ex._frames.build(i) for i in range(start, stop + 1)]
     rows = [ex._table.row(i) for i in range(start, stop + 1)]
     traits = {name: getattr(ex, name) for name in _TRAITS if ex.has_trait(name)}
+    # The last search, restricted to the window, travels whole: the page pages through it without Python.
+    hits = [
+        h
+        for h in getattr(ex, "search_hits", [])
+        if h.until >= start and h.index <= stop
+    ][:5_000]
+    if traits.get("search_results", {}).get("query"):
+        saved = traits["search_results"]["query"]
+        query = SearchQuery(
+            saved["text"],
+            saved["regex"],
+            saved["path"] or None,
+            saved["scope"],
+            saved["case"],
+            saved["type"] or None,
+        )
+        traits["search_results"] = search_page(hits, query)
     index = min(max(ex.index, start), stop)
     return {
         "version": 1,
@@ -97,6 +115,7 @@ def static_payload(
         "frames": frames,
         "rows": rows,
         "pageSize": 100,
+        "searchHits": [h.to_json() for h in hits],
     }
 
 

@@ -1,10 +1,11 @@
 """Search inside a run: a substring or regex, optionally under a JSON path, over every event and every context.
 
 Events are scanned entry by entry (a serialized-blob prefilter skips most entries before any tree walk).
-Contexts are scanned once per *change*: one forward walk of the checkpointed states (one transition per entry,
-never a refold from 0 per index), and a context the engine did not replace (the same object as the previous
-index's: the engine shares it when no `assign` ran) is not searched again; a hit then covers the whole run of
-indices holding that context (`index`..`until`). Read-only: never mutates entries, never executes actions.
+Contexts are scanned once per *change*: one pure forward fold of the log (one transition per entry, the same
+rules as replay: seeded from the init entry, usage records never transition), and a context the engine did
+not replace (the same object as the previous index's: the engine shares it when no `assign` ran) is not
+searched again; a hit then covers the whole run of indices holding that context (`index`..`until`).
+Read-only: never mutates entries, never executes actions.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..errors import AgentError
 __all__ = ["SearchHit", "SearchQuery", "parse_path", "search_log"]
 
 EXCERPT = 120
+USAGE_TYPE = "@agent.usage"
 PATHS_PER_HIT = 8
 _SEGMENT = re.compile(r"\[(\d+|\*)\]|\.?([^.\[\]]+)")
 
@@ -227,19 +229,34 @@ class _Matcher:
         return (paths, excerpt) if paths else None
 
 
+def fold_contexts(machine: Any, entries: Sequence[Mapping[str, Any]]) -> Iterator[Any]:
+    """The context after each entry, by one pure fold (replay's rules; versions are not re-checked here:
+    the explorer checked them when it opened the log). Cheaper than asking a Timeline index by index."""
+    from ..engine import transition
+    from ..log.replay import seed
+
+    snapshot, _ = seed(machine, entries[0], check_version=False)
+    yield snapshot.context
+    for i in range(1, len(entries)):
+        event = entries[i]["event"]
+        if event["type"] != USAGE_TYPE:
+            snapshot, _ = transition(machine, snapshot, event)
+        yield snapshot.context
+
+
 def search_log(
     entries: Sequence[Mapping[str, Any]],
     query: SearchQuery,
-    state_at: Callable[[int], Any] | None = None,
+    contexts: Iterator[Any] | None = None,
     *,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[SearchHit]:
-    """Every hit of `query` in `entries` (events) and, with `state_at`, in the contexts; sorted by index.
+    """Every hit of `query` in `entries` (events) and, with `contexts`, in the contexts; sorted by index.
 
-    `state_at(i)` is the snapshot after entry i (the explorer passes its checkpointed Timeline's); it is
-    called for 0, 1, 2, ... in order, which the Timeline answers with one transition each. `limit` stops
-    early (the returned hits are then the first `limit` by index, events and contexts interleaved).
+    `contexts` yields the context after entry 0, 1, 2, ... (`fold_contexts`: one pass, no random access).
+    `limit` stops early (the returned hits are then the first `limit` by index, events and contexts
+    interleaved).
     """
     scope, segments = parse_path(query.path) if query.path else (None, [])
     if query.scope not in ("events", "context", "both"):
@@ -251,7 +268,7 @@ def search_log(
     want_context = (
         query.scope in ("context", "both")
         and scope in (None, "context")
-        and state_at is not None
+        and contexts is not None
     )
     matcher = _Matcher(query, segments)
     hits: list[SearchHit] = []
@@ -266,7 +283,7 @@ def search_log(
             if found is not None:
                 hits.append(SearchHit(i, "event", *found))
         if want_context:
-            context = state_at(i).context  # type: ignore[misc]
+            context = next(contexts)  # type: ignore[arg-type]
             # Unchanged (the engine kept the object, or an equal one came from a checkpoint): extend the open
             # hit instead of searching the same context again.
             if context is previous or context == previous:
@@ -351,9 +368,9 @@ def explorer_search(
     ex: Any, query: SearchQuery, *, limit: int | None = None, mark: int = MARKS_CAP
 ) -> list[SearchHit]:
     """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track."""
-    state_at = getattr(ex._source, "state_at", None)
+    contexts = fold_contexts(ex.machine, ex.entries)
     try:
-        hits = search_log(ex.entries, query, state_at, limit=limit)
+        hits = search_log(ex.entries, query, contexts, limit=limit)
     except AgentError as error:
         ex.search_results = search_page([], query, error=error.message)
         raise

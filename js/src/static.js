@@ -82,6 +82,7 @@ export function createStaticModel(data) {
     emit();
   }
 
+  traits.searchAll = data.searchHits || []; // the notebook's last search, within this window
   traits.index = clamp(data.index ?? start);
   traits.frame = frameAt(traits.index);
   traits.table = page(0);

@@ -100,3 +100,13 @@ def test_missing_bundle_is_a_clear_error(
     with pytest.raises(AgentError) as caught:
         Explorer(machine, entries).to_html(tmp_path / "x.html")
     assert caught.value.code == "missing-bundle" and "npm" in caught.value.message
+
+
+def test_the_last_search_travels_whole_within_the_window(machine: Any) -> None:
+    ex = Explorer(machine, record(machine, long_events(300)))
+    everywhere = ex.search("hello")
+    data = static_payload(ex, start=10, stop=100)
+    inside = [h for h in everywhere if h.until >= 10 and h.index <= 100]
+    assert [h["index"] for h in data["searchHits"]] == [h.index for h in inside]
+    assert data["traits"]["search_results"]["total"] == len(inside) < len(everywhere)
+    assert data["traits"]["search_results"]["query"]["text"] == "hello"
