@@ -125,7 +125,7 @@ class Pending:
 def effect_json(effect: AgentEffect) -> dict[str, Any]:
     detail = None
     if effect.kind == "delay":
-        detail = f"after {effect.delay} ms: {(effect.event or {}).get('type')}"
+        detail = f"fires after {effect.delay} ms"  # the request id already names the event
     elif effect.request is not None and effect.request.src:
         detail = f"{effect.kind} {effect.request.src}"
     return {"kind": effect.kind, "site": effect.site, "requestId": effect.request_id, "detail": detail}

@@ -119,7 +119,7 @@ def test_the_frame_shows_timers_and_owed_effects_far_into_a_long_log(machine: An
     assert frame["effectsNote"] is None
     assert [t["event"] for t in frame["timers"]] == ["xstate.after.500.agent.working.draft.writing"]
     assert frame["effects"] == [
-        {"kind": e.kind, "site": e.site, "requestId": e.request_id, "detail": f"after {e.delay} ms: {e.event['type']}"}
+        {"kind": e.kind, "site": e.site, "requestId": e.request_id, "detail": f"fires after {e.delay} ms"}
         for e in replay(machine, log[: i + 1]).effects
     ]
     assert ex.pending().to_pandas()["kind"].tolist() == ["delay"]
