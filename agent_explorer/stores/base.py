@@ -11,7 +11,8 @@ Limits (the same for every store, so a log that fits one fits all):
 - entry ids: the same rules with `MAX_ENTRY_ID_BYTES`;
 - one entry's JSON text: at most `MAX_ENTRY_BYTES` (64 MiB) UTF-8 bytes; one batch: at most
   `MAX_BATCH_BYTES` (256 MiB) and `MAX_BATCH_ENTRIES` entries;
-- indices: `int` (never `bool`), 0 <= index < 2**63 (a SQL `bigint`).
+- indices: `int` (never `bool`), 0 <= index < 2**63 (a SQL `bigint`);
+- nesting: at most `MAX_NESTING` (254) levels of objects/arrays inside an entry (orjson's limit).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ __all__ = [
     "MAX_BATCH_BYTES",
     "MAX_BATCH_ENTRIES",
     "MAX_INDEX",
+    "MAX_NESTING",
     "check_thread_id",
     "check_index",
     "check_window",
@@ -57,6 +59,7 @@ MAX_ENTRY_BYTES = 64 * 1024 * 1024
 MAX_BATCH_BYTES = 256 * 1024 * 1024
 MAX_BATCH_ENTRIES = 100_000
 MAX_INDEX = 2**63 - 1
+MAX_NESTING = 254
 
 T = TypeVar("T")
 
@@ -177,7 +180,7 @@ def parse_entry_text(text: str | bytes | bytearray | memoryview, *, position: in
         )
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_no_duplicate_keys)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise AgentLogFormatError(
             f"entry text at batch position {position} is not strict JSON: {error}", index=index if index is not None else position
         ) from None
@@ -263,13 +266,18 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
     entry_id = entry.get("id")
     if not (type(entry_id) is str and entry_id.isascii() and 0 < len(entry_id) <= MAX_ENTRY_ID_BYTES and "\x00" not in entry_id):
         entry_id = _check_key_text(entry_id, f"entry id at index {index}", MAX_ENTRY_ID_BYTES)
+    try:
+        # Dicts are encoded here; JSON text is kept as given, but must encode too (same nesting
+        # limit either way, so a log that went in as text can later be hashed and re-serialised).
+        encoded = orjson.dumps(entry)
+    except (TypeError, ValueError) as error:  # a backstop; the validators refuse the rest first
+        raise NonSerializableAgentEventError(
+            f"entry at index {index} cannot be encoded as JSON ({error}); values nest at most "
+            f"{MAX_NESTING} levels deep",
+            path=f"entries[{position}]",
+        ) from None
     if not text:
-        try:
-            text = orjson.dumps(entry).decode("utf-8")
-        except (TypeError, ValueError) as error:  # a backstop; the validators refuse first
-            raise NonSerializableAgentEventError(
-                f"entry at index {index} is not strict JSON: {error}", path=f"entries[{position}]"
-            ) from None
+        text = encoded.decode("utf-8")
     size = len(text) if text.isascii() else len(text.encode("utf-8"))
     if size > MAX_ENTRY_BYTES:
         raise _invalid(f"entry at index {index} is {size} bytes of JSON; the limit is {MAX_ENTRY_BYTES}")

@@ -322,15 +322,19 @@ async def test_fork_while_another_writer_appends_is_a_consistent_prefix(request:
     await store.append(thread_id="src", expected_index=0, entries=make_entries(0, 1))
     done = asyncio.Event()
 
+    made: list[tuple[str, int]] = []
+
     async def writer() -> None:
-        length = 1
-        for b in range(60):
+        # Keep appending until both sides have had plenty of turns, however fast the disk is.
+        length, b = 1, 0
+        while b < 60 or len(made) < 10:
             batch = [dict(e, metadata={"batch": f"b{b}", "size": 5}) for e in make_entries(length, 5)]
             length = await store.append(thread_id="src", expected_index=length, entries=batch)
+            b += 1
+            await asyncio.sleep(0)
         done.set()
 
     async def forks() -> list[tuple[str, int]]:
-        made = []
         while not done.is_set():
             up = await forker.length("src")
             name = f"fork-{len(made)}"
@@ -339,9 +343,9 @@ async def test_fork_while_another_writer_appends_is_a_consistent_prefix(request:
             await asyncio.sleep(0)
         return made
 
-    _, made = await asyncio.gather(writer(), forks())
+    await asyncio.gather(writer(), forks())
     source = await store.read_raw("src")
-    assert len(made) >= 3
+    assert len(made) >= 10
     for name, up in made:
         assert await store.read_raw(name) == source[:up], f"{name} is not the prefix [0, {up})"
         check_whole_batches(await store.read(name))
@@ -349,3 +353,29 @@ async def test_fork_while_another_writer_appends_is_a_consistent_prefix(request:
         await store.fork(thread_id="src", new_thread_id="too-far", up_to_index=len(source) + 1)
     if forker is not store:
         await forker.aclose()
+
+
+async def test_nesting_beyond_the_limit_is_refused_clearly(store: EventLogStore) -> None:
+    from agent_explorer.stores.base import MAX_NESTING
+
+    def nested(depth: int) -> dict[str, Any]:
+        event: dict[str, Any] = {"type": "DEEP"}
+        cursor = event
+        for _ in range(depth - 1):
+            cursor["n"] = {}
+            cursor = cursor["n"]
+        return event
+
+    # The deepest allowed entry round-trips (the event is level 1, the entry itself level 0).
+    await store.append(thread_id="t", expected_index=0, entries=[make_entry(0, event=nested(MAX_NESTING - 1))])
+    assert await store.read("t") == [make_entry(0, event=nested(MAX_NESTING - 1))]
+    with pytest.raises(NonSerializableAgentEventError, match="nest at most 254 levels"):
+        await store.append(thread_id="t", expected_index=1, entries=[make_entry(1, event=nested(MAX_NESTING + 5))])
+    head = '{"schemaVersion":1,"id":"r","index":1,"recordedAt":"2026-11-30T04:00:00.000Z","machineId":"m","machineVersion":"1","event":{"type":"X","d":'
+    # As JSON text: the same limit (so the entry can be re-encoded and hashed later), and text
+    # deeper than the parser's own limit is a format error, never a RecursionError.
+    with pytest.raises(NonSerializableAgentEventError, match="nest at most 254 levels"):
+        await store.append(thread_id="t", expected_index=1, entries=[head + "[" * 300 + "]" * 300 + "}}"])
+    with pytest.raises(AgentLogFormatError, match="not strict JSON"):
+        await store.append(thread_id="t", expected_index=1, entries=[head + "[" * 5000 + "]" * 5000 + "}}"])
+    assert await store.length("t") == 1
