@@ -412,7 +412,7 @@ class Lineage(list[Branch]):
         return pd.DataFrame(
             [b.to_row() for b in self.lines()],
             columns=["name", "parent", "forked_at", "length", "appended", "thread_id", "parent_thread_id"],
-        )
+        ).astype({"forked_at": "Int64"})  # the root has no fork index: <NA>, not a float NaN
 
     def to_json(self) -> dict[str, Any]:
         return {
