@@ -118,7 +118,7 @@ async def test_the_event_loop_keeps_running_while_sqlite_waits(tmp_path: Path) -
         task.cancel()
         blocker.execute("ROLLBACK")
         blocker.close()
-    assert ticks >= 10  # the loop ticked throughout the 0.3 s wait
+    assert ticks >= 3  # the loop kept ticking during the 0.3 s wait (a blocked loop ticks at most once)
 
 
 async def test_unopenable_file_is_a_store_error_naming_the_path(tmp_path: Path) -> None:
