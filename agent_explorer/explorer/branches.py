@@ -25,6 +25,8 @@ __all__ = [
     "Branch",
     "BranchComparison",
     "Lineage",
+    "adopt_thread",
+    "common_prefix",
     "compare_timelines",
     "validate_event",
 ]
@@ -371,6 +373,58 @@ class Branch:
             f"Branch({self.name!r}, parent={self.parent.name!r}, forked_at={self.forked_at}, "
             f"length={len(self.entries)}{where})"
         )
+
+
+def common_prefix(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]) -> int:
+    """How many leading entries two logs share verbatim (same id and event): `store.fork` copies entries as
+    they are, so a thread forked from another shares exactly its fork prefix with it."""
+    n = 0
+    for x, y in zip(a, b):
+        if not _same_entry(x, y):
+            break
+        n += 1
+    return n
+
+
+def adopt_thread(root: Branch, thread_id: str, entries: Sequence[Mapping[str, Any]]) -> Branch | None:
+    """A store thread forked (with `store.fork`) from a line of `root`'s tree, as a Branch of that line.
+
+    The store keeps no parentage, but a fork's entries are verbatim copies: the parent is the line sharing the
+    longest prefix with the thread (the shallowest such line on a tie: a branch shares its own parent's prefix),
+    and `forked_at` is that prefix's length. The branch's timeline is the parent's forked at the cut plus the
+    thread's own entries (folded once, executing nothing). None when the thread shares not even the init entry.
+    """
+    best: tuple[int, int, Branch] | None = None
+    for line in [root, *root.descendants()]:
+        if line.thread_id == thread_id:
+            return line
+        shared = common_prefix(line.entries, entries)
+        key = (shared, -len(line.lineage()))
+        if shared and (best is None or key > best[:2]):
+            best = (shared, key[1], line)
+    if best is None:
+        return None
+    at, _, parent = best
+    share = getattr(parent.source, "fork", None)
+    source = share(at) if callable(share) else None
+    if source is not None:
+        for entry in entries[at:]:
+            source.append(entry)
+    branch = Branch(
+        parent.machine,
+        list(entries),
+        forked_at=at,
+        parent=parent,
+        store=parent.store or root.store,
+        thread_id=thread_id,
+        source=source,
+        check_version=parent.check_version,
+        root=True,
+        name=thread_id,  # unique in its store, and what its owner knows it by
+    )
+    branch.is_root = False
+    parent.children.append(branch)
+    return branch
 
 
 def _shared_prefix(a: Branch, b: Branch) -> int:

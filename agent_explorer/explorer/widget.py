@@ -21,7 +21,7 @@ import traitlets
 from ..errors import AgentError, AgentMachineVersionMismatchError
 from .aio import run_sync
 from .api import api, jsonable
-from .branches import Branch, BranchComparison, Lineage, compare_timelines, validate_event
+from .branches import Branch, BranchComparison, Lineage, adopt_thread, compare_timelines, validate_event
 from .composer import composer_payload, dry_run
 from .pending import Pending, PendingFrames
 from .frames import FrameBuilder, ReplaySource, open_source
@@ -609,6 +609,36 @@ class Explorer(anywidget.AnyWidget):
         result = line.append(event)
         self.checkout(line)
         return result
+
+    def add_thread(self, thread_id: str) -> Branch:
+        """Open another thread of this explorer's store as a branch: one forked with `store.fork` (by this
+        explorer or anyone) shares its first entries verbatim, which places it in the lineage."""
+        if self.store is None:
+            raise AgentError("add_thread needs an explorer opened with Explorer.from_store", code="no-store")
+        entries = list(run_sync(lambda: self.store.read(thread_id)))
+        branch = adopt_thread(self._root, thread_id, entries) if entries else None
+        if branch is None:
+            raise AgentError(
+                f"thread {thread_id!r} shares no entry with {self._root.thread_id!r}: it is not a fork of this run",
+                code="unrelated-thread",
+            )
+        self._draw_lineage()
+        return branch
+
+    def find_forks(self, *, limit: int = 1_000) -> list[Branch]:
+        """Every thread of the store (the first `limit`) that starts with this run's init entry, as a branch."""
+        if self.store is None:
+            raise AgentError("find_forks needs an explorer opened with Explorer.from_store", code="no-store")
+        first = self._root.entries[0].get("id")
+        found = []
+        for info in run_sync(lambda: self.store.list_threads(limit=limit)):
+            thread = getattr(info, "thread_id", info)
+            if thread == self._root.thread_id or any(b.thread_id == thread for b in self._root.descendants()):
+                continue
+            head = run_sync(lambda: self.store.read(thread, 0, 1))
+            if head and head[0].get("id") == first:
+                found.append(self.add_thread(thread))
+        return found
 
     def pending(self, at: int | None = None) -> Pending:
         """After entry `at` (default: the cursor) of the line on view: `after` timers armed, children in

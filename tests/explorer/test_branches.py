@@ -199,3 +199,36 @@ def test_checkout_views_a_branch_and_back(machine: Any, entries: list[dict[str, 
     assert ex.line is ex.branches().root and len(ex) == 9 and ex.index == 8
     with pytest.raises(AgentError):
         ex.checkout(Explorer(machine, entries).fork(at=2))
+
+
+def test_threads_forked_in_the_store_take_their_place_in_the_lineage() -> None:
+    """store.fork keeps no parentage; the verbatim shared prefix places a thread under the right line."""
+    clean = list(read_log(LOGS / "support_clean.jsonl"))
+    whatif = list(read_log(LOGS / "support_whatif.jsonl"))  # support-clean forked at 8, then a REJECT
+    store = create_in_memory_event_log_store()
+
+    async def fill() -> None:
+        await store.append(thread_id="clean", expected_index=0, entries=clean)
+        await store.fork(thread_id="clean", new_thread_id="whatif", up_to_index=8)
+        await store.append(thread_id="whatif", expected_index=8, entries=whatif[8:])
+        await store.fork(thread_id="whatif", new_thread_id="whatif-short", up_to_index=12)
+        await store.append(thread_id="other", expected_index=0, entries=list(read_log(LOGS / "support_ignored.jsonl")))
+
+    asyncio.run(fill())
+    ex = Explorer.from_store(store, "clean", support_agent)
+    found = ex.find_forks()
+    assert [(b.name, b.parent.name if b.parent else None, b.forked_at, len(b)) for b in found] == [
+        ("whatif", "run", 8, 16),
+        ("whatif-short", "whatif", 12, 12),
+    ], "the unrelated thread is left out; the fork of the fork hangs under its parent"
+    whatif_line = found[0]
+    d = ex.line.diff(whatif_line)
+    assert d.index == 8 and d.event_b is not None and d.event_b["type"] == "REJECT"
+    assert whatif_line.source.persisted_at(15) == Explorer(support_agent, whatif)._source.persisted_at(15)
+    assert ex.add_thread("whatif") is whatif_line, "adopting twice gives the same line"
+    with pytest.raises(AgentError) as caught:
+        ex.add_thread("other")
+    assert caught.value.code == "unrelated-thread"
+    # a fork made through the explorer on an adopted line goes through store.fork as well
+    grand = whatif_line.fork(at=9, new_thread_id="whatif-9")
+    assert asyncio.run(store.length("whatif-9")) == 9 and grand.parent is whatif_line
