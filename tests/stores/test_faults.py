@@ -386,3 +386,24 @@ async def test_nesting_beyond_the_limit_is_refused_clearly(store: EventLogStore)
     with pytest.raises(AgentLogFormatError, match="not strict JSON"):
         await store.append(thread_id="t", expected_index=1, entries=[head + "[" * 5000 + "]" * 5000 + "}}"])
     assert await store.length("t") == 1
+
+
+@pytest.mark.parametrize(
+    ("limit", "value", "entries", "message"),
+    [
+        ("MAX_BATCH_ENTRIES", 3, 4, "a batch holds at most 3 entries, got 4"),
+        ("MAX_BATCH_BYTES", 1500, 6, "the batch passes 1500 bytes of JSON at index"),
+        ("MAX_ENTRY_BYTES", 200, 1, "entry at index 0 is .* bytes of JSON; the limit is 200"),
+    ],
+)
+async def test_batch_and_entry_size_limits_refuse_before_writing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, limit: str, value: int, entries: int, message: str) -> None:
+    # The documented limits are enforced in one place for every store; shrunk here to test cheaply.
+    from agent_explorer.stores import base
+
+    monkeypatch.setattr(base, limit, value)
+    async with SqliteEventLogStore(tmp_path / "limits.db") as sqlite_store:
+        for target in (InMemoryEventLogStore(), sqlite_store):
+            with pytest.raises(AgentError, match=message) as info:
+                await target.append(thread_id="t", expected_index=0, entries=make_entries(0, entries))
+            assert info.value.code == "invalid-argument"
+            assert await target.length("t") == 0
