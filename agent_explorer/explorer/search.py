@@ -11,6 +11,7 @@ Read-only: never mutates entries, never executes actions.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
@@ -334,6 +335,9 @@ def _type_of(entry: Mapping[str, Any]) -> Any:
 
 
 PAGE = 50
+BACKGROUND_OVER = (
+    50_000  # longer logs are searched on a worker thread when the panel asks
+)
 MARKS_CAP = 2_000
 
 
@@ -365,15 +369,27 @@ def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
 
 
 def explorer_search(
-    ex: Any, query: SearchQuery, *, limit: int | None = None, mark: int = MARKS_CAP
+    ex: Any,
+    query: SearchQuery,
+    *,
+    limit: int | None = None,
+    mark: int = MARKS_CAP,
+    progress: Callable[[int, int], None] | None = None,
+    current: Callable[[], bool] = lambda: True,
 ) -> list[SearchHit]:
-    """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track."""
+    """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track.
+
+    `current()` is asked before publishing: a search superseded meanwhile publishes nothing.
+    """
     contexts = fold_contexts(ex.machine, ex.entries)
     try:
-        hits = search_log(ex.entries, query, contexts, limit=limit)
+        hits = search_log(ex.entries, query, contexts, limit=limit, progress=progress)
     except AgentError as error:
-        ex.search_results = search_page([], query, error=error.message)
+        if current():
+            ex.search_results = search_page([], query, error=error.message)
         raise
+    if not current():
+        return hits
     ex.search_hits = hits
     ex.search_results = search_page(hits, query)
     ex.marks = {**ex.marks, "hits": hit_marks(hits, mark) if mark else []}
@@ -407,7 +423,46 @@ def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
         str(content.get("scope") or "both"),
         bool(content.get("case")),
     )
-    try:
-        explorer_search(ex, query)
-    except AgentError:
-        pass  # the error is on the search_results traitlet, where the panel shows it
+    generation = getattr(ex, "_search_generation", 0) + 1
+    ex._search_generation = generation
+    if len(ex.entries) <= BACKGROUND_OVER:
+        try:
+            explorer_search(ex, query)
+        except AgentError:
+            pass  # the error is on the search_results traitlet, where the panel shows it
+        return
+    # A long log: search on a worker thread so the kernel keeps answering (scrubbing, cells); a newer query
+    # supersedes this one at its next progress report.
+    ex.search_results = {"query": query.to_json(), "pending": True, "progress": 0.0}
+
+    def progress(done: int, total: int) -> None:
+        if ex._search_generation != generation:
+            raise _Superseded
+        ex.search_results = {
+            "query": query.to_json(),
+            "pending": True,
+            "progress": done / max(1, total),
+        }
+
+    def work() -> None:
+        try:
+            explorer_search(
+                ex,
+                query,
+                progress=progress,
+                current=lambda: ex._search_generation == generation,
+            )
+        except (_Superseded, AgentError):
+            pass
+        except Exception as error:  # noqa: BLE001 - a thread has no caller: the panel shows it
+            if ex._search_generation == generation:
+                ex.search_results = search_page(
+                    [], query, error=f"{type(error).__name__}: {error}"
+                )
+
+    ex._search_thread = threading.Thread(target=work, name="agent-explorer-search", daemon=True)
+    ex._search_thread.start()
+
+
+class _Superseded(Exception):
+    """A newer search was asked for: this one stops at its next progress report."""

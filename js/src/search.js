@@ -58,6 +58,10 @@ export class SearchPanel {
     const hits = r.hits || [];
     this.prev.disabled = !(r.offset > 0);
     this.next.disabled = !((r.offset || 0) + hits.length < (r.total || 0));
+    if (r.pending) {
+      this.summary.textContent = `searching… ${Math.round((r.progress || 0) * 100)}%`;
+      return;
+    }
     if (r.error) {
       replace(this.summary, h("span", { class: "ae-bad-text" }, r.error));
       replace(this.list);

@@ -167,3 +167,28 @@ def test_limit_stops_early(machine: Any) -> None:
     log = record(machine, long_events(400))
     ex = Explorer(machine, log)
     assert len(ex.search("hello", limit=3)) == 3
+
+
+def test_long_logs_are_searched_off_the_kernel_thread_and_the_newest_query_wins(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_explorer.explorer import search
+
+    monkeypatch.setattr(search, "BACKGROUND_OVER", 100)
+    log = record(machine, long_events(10_000))
+    ex = Explorer(machine, log)
+    ex._on_message(ex, {"kind": "search", "text": "hello", "scope": "both"}, [])
+    first = ex._search_thread
+    assert (
+        ex.search_results.get("pending") or ex.search_results.get("total") is not None
+    )
+    ex._on_message(ex, {"kind": "search", "text": "TICK", "scope": "events"}, [])
+    second = ex._search_thread
+    first.join(60)
+    second.join(60)
+    assert first is not second and not second.is_alive()
+    expected = [i for i, e in enumerate(log) if e["event"]["type"] == "TICK"]
+    assert ex.search_results["query"]["text"] == "TICK" and ex.search_results[
+        "total"
+    ] == len(expected)
+    assert [int(h) for h in ex.search_hits] == expected
