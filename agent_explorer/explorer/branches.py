@@ -308,12 +308,10 @@ class Branch:
         transition_with_trace = api("transition_with_trace")
         create_replay_entry, state_hash = api("create_replay_entry"), api("state_hash")
         before = self.snapshot
-        event_type = event.get("type") if isinstance(event, Mapping) else None
-        pending = self.pending() if isinstance(event_type, str) and event_type.startswith("xstate.") else None
+        pending = self.pending()
         parsed = validate_event(self.machine, before, event, pending)
-        if causation_id is None and pending is not None:
-            child = pending.child(parsed["type"].split(".actor.", 1)[-1]) if ".actor." in parsed["type"] else None
-            causation_id = child.request_id if child is not None else None
+        if causation_id is None:
+            causation_id = _causation(parsed["type"], pending)
         after, _actions, trace = transition_with_trace(self.machine, before, parsed)
         taken = [t for step in trace or [] for t in (_get(step, "transitions") or [])]
         index = len(self.entries)
@@ -425,6 +423,19 @@ def adopt_thread(root: Branch, thread_id: str, entries: Sequence[Mapping[str, An
     branch.is_root = False
     parent.children.append(branch)
     return branch
+
+
+def _causation(event_type: str, pending: Pending) -> str | None:
+    """The request an appended event answers, journaled as its `causationId` exactly as the runtime does: a
+    completion names its child's request; an event a decision in flight may choose names the decision's."""
+    if ".actor." in event_type and event_type.startswith(("xstate.done.", "xstate.error.")):
+        child = pending.child(event_type.split(".actor.", 1)[1])
+        return child.request_id if child is not None else None
+    for effect in pending.owed:
+        request = effect.request
+        if effect.kind == "decision" and request is not None and event_type in (request.events or ()):
+            return effect.request_id
+    return None
 
 
 def _shared_prefix(a: Branch, b: Branch) -> int:

@@ -155,8 +155,9 @@ def choices_at(machine: Any, snapshot: Any, pending: Pending | None) -> list[Eve
             done = {"type": done_type, "output": output}
             error = {"type": error_type, "error": {"name": "Error", "message": "failed"}}
             what = f"{child.kind or 'child'} {child.request_id or child.id}"
-            out.append(EventChoice(done_type, "done", _can(snapshot, done), done,
-                                   [FieldSpec("output", "json", True, output)], f"complete {what}"))
+            if child.kind != "decision":  # a decision completes with the event it chooses (listed below)
+                out.append(EventChoice(done_type, "done", _can(snapshot, done), done,
+                                       [FieldSpec("output", "json", True, output)], f"complete {what}"))
             handled = _can(snapshot, error)
             # XState: an actor error no state handles puts the whole machine in status "error".
             note = f"fail {what}" + ("" if handled else " (no onError handles it: the machine would stop with status error)")

@@ -232,3 +232,16 @@ def test_threads_forked_in_the_store_take_their_place_in_the_lineage() -> None:
     # a fork made through the explorer on an adopted line goes through store.fork as well
     grand = whatif_line.fork(at=9, new_thread_id="whatif-9")
     assert asyncio.run(store.length("whatif-9")) == 9 and grand.parent is whatif_line
+
+
+def test_a_decision_in_flight_is_answered_by_the_event_it_chooses(support_log: list[dict[str, Any]]) -> None:
+    """As the runtime journals a decision: the chosen machine event, caused by the decision's request."""
+    ex = Explorer(support_agent, support_log)
+    branch = ex.fork(at=5)  # the draft is done; chooseAction (a decision) is in flight
+    [decision] = [e for e in branch.pending().owed if e.kind == "decision"]
+    assert decision.request is not None and "ESCALATE" in decision.request.events
+    chosen = branch.append({"type": "ESCALATE"})
+    assert chosen.entry["causationId"] == "chooseAction#1" == support_log[6]["causationId"]
+    assert branch.pending().inflight == [] and chosen.value == "escalated"
+    host = ex.fork(at=8).append({"type": "APPROVE", "approver": "kim"})
+    assert "causationId" not in host.entry or host.entry["causationId"] is None
