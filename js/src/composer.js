@@ -66,8 +66,15 @@ export class ComposerPanel {
     this.toggle.setAttribute("aria-expanded", String(open));
     this.toggle.textContent = open ? "Close" : "Compose event…";
     this.model.send({ kind: "composer", open });
+    clearTimeout(this.waiting);
     if (!open) replace(this.title);
-    else if (!Object.keys(this.model.get("composer") || {}).length) replace(this.title, "asking the kernel…");
+    else if (!Object.keys(this.model.get("composer") || {}).length) {
+      replace(this.title, "asking the kernel…");
+      // A static export (to_html) or a dead kernel never answers: say so instead of waiting forever.
+      this.waiting = setTimeout(() => {
+        if (this.open && !Object.keys(this.model.get("composer") || {}).length) replace(this.title, "composing needs a running kernel (this view has none)");
+      }, 3000);
+    }
   }
 
   send(kind) {
