@@ -107,9 +107,9 @@ class SqliteEventLogStore(EventLogStore):
     # --- plumbing: one worker thread, one connection, one place for driver errors -------------------
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self._closed:
-            raise AgentStoreError(f"{self!r} is closed")
         with self._executor_lock:
+            if self._closed:
+                raise AgentStoreError(f"{self!r} is closed")
             if self._executor is None:
                 self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-explorer-sqlite")
             executor = self._executor
@@ -323,13 +323,14 @@ class SqliteEventLogStore(EventLogStore):
 
     async def aclose(self) -> None:
         await super().aclose()
-        if self._closed:
-            return
-        executor = self._executor
+        with self._executor_lock:
+            if self._closed:
+                return
+            self._closed = True  # new calls are refused from here; calls already queued still run
+            executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.get_running_loop().run_in_executor(executor, self._close_connection)
             executor.shutdown(wait=True)
-        self._closed = True
 
     def _close_connection(self) -> None:
         conn, self._conn = self._conn, None

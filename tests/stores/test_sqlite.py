@@ -202,3 +202,16 @@ async def test_read_only_opens_without_writing_and_refuses_appends(tmp_path: Pat
         async with SqliteEventLogStore(tmp_path / "missing.db", read_only=True) as reader:
             await reader.length("t")
     assert not (tmp_path / "missing.db").exists()
+
+
+async def test_close_while_calls_are_in_flight(tmp_path: Path) -> None:
+    # Calls already queued finish; calls after close are refused; no thread or connection leaks.
+    before = set(threading.enumerate())
+    store = SqliteEventLogStore(tmp_path / "e.db")
+    await store.append(thread_id="t", expected_index=0, entries=make_entries(0, 1))
+    queued = [asyncio.create_task(store.length("t")) for _ in range(20)]
+    await asyncio.sleep(0)
+    await store.aclose()
+    results = await asyncio.gather(*queued, return_exceptions=True)
+    assert all(r == 1 or isinstance(r, AgentStoreError) for r in results), results
+    assert not [t for t in set(threading.enumerate()) - before if t.name.startswith("agent-explorer-sqlite")]
