@@ -245,6 +245,39 @@ def fold_contexts(machine: Any, entries: Sequence[Mapping[str, Any]]) -> Iterato
         yield snapshot.context
 
 
+class _ContextMatcher:
+    """Searches a context by its top-level keys, reusing the result of every key whose value is the very
+    object it was at the previous change (an `assign` replaces only the keys it updates; the engine shares
+    the rest), so a change costs the size of what changed, not of the whole context."""
+
+    def __init__(self, matcher: _Matcher) -> None:
+        self.matcher = matcher
+        self.memo: dict[str, tuple[Any, tuple[list[str], str] | None]] = {}
+
+    def hits(self, context: Any) -> tuple[list[str], str] | None:
+        if self.matcher.segments or not isinstance(context, Mapping):
+            return self.matcher.hits(
+                context, "context"
+            )  # a JSON path selects across keys: search it whole
+        memo: dict[str, tuple[Any, tuple[list[str], str] | None]] = {}
+        paths: list[str] = []
+        excerpt = ""
+        for key, value in context.items():
+            seen = self.memo.get(key)
+            found = (
+                seen[1]
+                if seen is not None and seen[0] is value
+                else self.matcher.hits(value, f"context.{key}")
+            )
+            memo[key] = (value, found)
+            if found is not None:
+                if not paths:
+                    excerpt = found[1]
+                paths.extend(found[0])
+        self.memo = memo
+        return (paths[:PATHS_PER_HIT], excerpt) if paths else None
+
+
 def search_log(
     entries: Sequence[Mapping[str, Any]],
     query: SearchQuery,
@@ -272,6 +305,7 @@ def search_log(
         and contexts is not None
     )
     matcher = _Matcher(query, segments)
+    by_key = _ContextMatcher(matcher)
     hits: list[SearchHit] = []
     type_filter = query.type or None
     previous: Any = None
@@ -285,14 +319,13 @@ def search_log(
                 hits.append(SearchHit(i, "event", *found))
         if want_context:
             context = next(contexts)  # type: ignore[arg-type]
-            # Unchanged (the engine kept the object, or an equal one came from a checkpoint): extend the open
-            # hit instead of searching the same context again.
-            if context is previous or context == previous:
+            # Unchanged (the engine kept the object): extend the open hit instead of searching it again.
+            if context is previous:
                 if open_hit is not None:
                     open_hit.until = i
             else:
                 previous = context
-                found = matcher.hits(context, "context")
+                found = by_key.hits(context)
                 if found is None:
                     open_hit = None
                 elif (
@@ -460,7 +493,9 @@ def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
                     [], query, error=f"{type(error).__name__}: {error}"
                 )
 
-    ex._search_thread = threading.Thread(target=work, name="agent-explorer-search", daemon=True)
+    ex._search_thread = threading.Thread(
+        target=work, name="agent-explorer-search", daemon=True
+    )
     ex._search_thread.start()
 
 
