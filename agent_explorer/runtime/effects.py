@@ -133,7 +133,8 @@ class JournalCounts:
         self.completions: Counter[str] = Counter()
         self.caused: Counter[str] = Counter()
         self.fired: Counter[str] = Counter()
-        self.trail: dict[str, list[dict[str, Any]]] = {}
+        # Each trail is replaced, never appended to in place, so a copy of the counts can share them.
+        self.trail: dict[str, tuple[dict[str, Any], ...]] = {}
         self.execution_id: str | None = None
 
     def add(self, item: Mapping[str, Any]) -> None:
@@ -155,14 +156,14 @@ class JournalCounts:
         causation = item.get("causationId") if entry else None
         if isinstance(causation, str) and "#" in causation:
             self.caused[causation.rsplit("#", 1)[0]] += 1
-            self.trail.setdefault(causation, []).append(dict(event))
+            self.trail[causation] = (*self.trail.get(causation, ()), dict(event))
 
     def copy(self) -> JournalCounts:
         clone = JournalCounts()
         clone.completions = Counter(self.completions)
         clone.caused = Counter(self.caused)
         clone.fired = Counter(self.fired)
-        clone.trail = {key: list(events) for key, events in self.trail.items()}
+        clone.trail = dict(self.trail)  # trails are immutable tuples (see __init__): a shallow copy is enough
         clone.execution_id = self.execution_id
         return clone
 
