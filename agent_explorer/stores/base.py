@@ -381,10 +381,14 @@ class Portal:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._name = name
+        self.closed = False
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule `coro` on the portal's loop (started on first use); never blocks."""
         with self._lock:
+            if self.closed:
+                coro.close()
+                raise RuntimeError("this portal is closed")
             if self._loop is None:
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name=self._name, daemon=True)
@@ -408,11 +412,24 @@ class Portal:
         if self.is_current():
             return
         with self._lock:
+            self.closed = True
             loop, thread, self._loop, self._thread = self._loop, self._thread, None, None
         if loop is not None and thread is not None:
+            # Cancel what still runs there, so no caller waits forever on a stopped loop.
+            try:
+                asyncio.run_coroutine_threadsafe(_cancel_others(), loop).result(timeout=30)
+            except (concurrent.futures.TimeoutError, RuntimeError):
+                pass
             loop.call_soon_threadsafe(loop.stop)
             thread.join()
             loop.close()
+
+
+async def _cancel_others() -> None:
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class SyncStore:

@@ -195,6 +195,8 @@ class PostgresEventLogStore(EventLogStore):
         """The pool, opened (and the table created) on first use; runs on the store's own loop."""
         if self._pool is not None:
             return self._pool
+        if self._closed:  # never reopen a pool for a call that raced with aclose
+            raise AgentStoreError(f"{self!r} is closed")
         if self._opening is None:
             self._opening = asyncio.Lock()
         async with self._opening:
@@ -219,6 +221,9 @@ class PostgresEventLogStore(EventLogStore):
                 except BaseException:
                     await pool.close()
                     raise
+                if self._closed:  # aclose ran while we connected: do not leak this pool
+                    await pool.close()
+                    raise AgentStoreError(f"{self!r} is closed")
                 self._pool = pool
         return self._pool
 
@@ -246,7 +251,17 @@ class PostgresEventLogStore(EventLogStore):
             coro.close()
             raise AgentStoreError(f"{self!r} is closed")
         if self._io is not None:
-            return await self._io.call(coro)
+            try:
+                future = self._io.submit(coro)
+            except RuntimeError:  # closed between the check above and now
+                raise AgentStoreError(f"{self!r} is closed") from None
+            try:
+                return await asyncio.wrap_future(future)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if self._closed and future.cancelled() and not (task is not None and task.cancelling()):
+                    raise AgentStoreError(f"{self!r} was closed while this call ran") from None
+                raise
         loop = asyncio.get_running_loop()
         if self._home_loop is None:
             self._home_loop = loop

@@ -178,3 +178,34 @@ def test_sync_facade_against_postgres(dsn: str, pg_schema: str) -> None:
     finally:
         store.sync.close()
         asyncio.run(drop_schema(dsn, pg_schema))
+
+
+async def test_close_while_calls_are_in_flight(dsn: str, schema: str) -> None:
+    import threading
+
+    before = set(threading.enumerate())
+    store = PostgresEventLogStore(dsn, schema=schema)
+    await store.append(thread_id="t", expected_index=0, entries=make_entries(0, 1))
+    queued = [asyncio.create_task(store.length("t")) for _ in range(20)]
+    await asyncio.sleep(0)
+    await store.aclose()
+    results = await asyncio.gather(*queued, return_exceptions=True)
+    assert all(r == 1 or isinstance(r, AgentStoreError) for r in results), results
+    with pytest.raises(AgentStoreError, match="closed"):
+        await store.length("t")
+    assert not [t for t in set(threading.enumerate()) - before if t.name.startswith("agent-explorer-postgres")]
+
+
+async def test_a_call_blocked_on_the_server_ends_with_a_store_error_when_the_store_closes(dsn: str, schema: str) -> None:
+    store = PostgresEventLogStore(dsn, schema=schema)
+    await store.append(thread_id="t", expected_index=0, entries=make_entries(0, 1))
+    async with await psycopg.AsyncConnection.connect(dsn) as locker:
+        # Another session holds the table exclusively, so the store's read waits on the server.
+        await locker.execute(sql.SQL("LOCK TABLE {} IN ACCESS EXCLUSIVE MODE").format(sql.Identifier(schema, "agent_event_log")))
+        blocked = asyncio.create_task(store.read("t"))
+        await asyncio.sleep(0.3)
+        assert not blocked.done()
+        await asyncio.wait_for(store.aclose(), 30)
+        with pytest.raises(AgentStoreError, match="closed while this call ran"):
+            await asyncio.wait_for(blocked, 10)
+        await locker.rollback()
