@@ -21,6 +21,7 @@ import abc
 import asyncio
 import concurrent.futures
 import json
+import re
 import threading
 from collections.abc import Callable, Coroutine, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
@@ -43,6 +44,7 @@ __all__ = [
     "MAX_INDEX",
     "MAX_NESTING",
     "check_thread_id",
+    "check_identifier",
     "check_index",
     "check_window",
     "prepare_batch",
@@ -107,6 +109,19 @@ def _check_key_text(value: Any, what: str, limit: int) -> str:
 def check_thread_id(thread_id: Any, what: str = "thread_id") -> str:
     """Return `thread_id` if every store can hold it verbatim, else raise AgentError(invalid-argument)."""
     return _check_key_text(thread_id, what, MAX_THREAD_ID_BYTES)
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
+
+
+def check_identifier(name: Any, what: str) -> str:
+    """A schema or table name is spliced into SQL, so only plain identifiers (<= 40 chars) pass."""
+    if not isinstance(name, str) or not _IDENTIFIER.match(name):
+        raise _invalid(
+            f"{what} {name!r} is not a plain SQL identifier: use letters, digits and _ (not first), "
+            f"at most 40 characters"
+        )
+    return name
 
 
 def check_index(value: Any, what: str, *, minimum: int = 0) -> int:

@@ -24,6 +24,7 @@ from .base import (
     Portal,
     PreparedEntry,
     ThreadInfo,
+    check_identifier,
     check_index,
     check_thread_id,
     check_window,
@@ -32,7 +33,6 @@ from .base import (
     parse_entry_texts,
     prepare_batch,
 )
-from .sqlite import check_identifier
 
 __all__ = ["PostgresEventLogStore"]
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import sqlite3
 import threading
 import urllib.parse
@@ -23,6 +22,7 @@ from .base import (
     EventLogStore,
     PreparedEntry,
     ThreadInfo,
+    check_identifier,
     check_index,
     check_thread_id,
     check_window,
@@ -32,25 +32,13 @@ from .base import (
     prepare_batch,
 )
 
-__all__ = ["SqliteEventLogStore", "SYNCHRONOUS_LEVELS", "check_identifier"]
+__all__ = ["SqliteEventLogStore", "SYNCHRONOUS_LEVELS", "DEFAULT_FILE_NAME"]
 
 T = TypeVar("T")
 
 SYNCHRONOUS_LEVELS = ("FULL", "EXTRA", "NORMAL")
 DEFAULT_FILE_NAME = "events.db"
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
 _BUSY_CODES = {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED}
-
-
-def check_identifier(name: Any, what: str) -> str:
-    """A schema or table name is spliced into SQL, so only plain identifiers (<= 40 chars) pass."""
-    if not isinstance(name, str) or not _IDENTIFIER.match(name):
-        raise AgentError(
-            f"{what} {name!r} is not a plain SQL identifier: use letters, digits and _ (not first), "
-            f"at most 40 characters",
-            code="invalid-argument",
-        )
-    return name
 
 
 class SqliteEventLogStore(EventLogStore):
