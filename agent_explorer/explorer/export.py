@@ -142,7 +142,17 @@ _PAGE = """<!doctype html>
 <title>{title}</title>
 <style>
 body {{ margin: 0; padding: 16px; font: 13px system-ui, sans-serif; background: #fff; color: #1f2328; }}
-@media (prefers-color-scheme: dark) {{ body {{ background: #0d1117; color: #e6edf3; }} }}
+/* The widget styles itself with JupyterLab's theme variables; outside JupyterLab this page supplies them, so
+   the export follows the reader's light or dark preference. */
+@media (prefers-color-scheme: dark) {{
+  body {{ background: #111; color: #e0e0e0;
+    --jp-layout-color0: #111; --jp-layout-color1: #1b1b1b; --jp-layout-color2: #2a2a2a;
+    --jp-ui-font-color0: #ececec; --jp-ui-font-color1: #d0d0d0; --jp-ui-font-color2: #9e9e9e;
+    --jp-border-color1: #5a5a5a; --jp-border-color2: #383838; --jp-brand-color1: #4f9dff;
+    --jp-success-color1: #5cb85c; --jp-error-color1: #f0625f; --jp-warn-color1: #ffa94d;
+    --jp-mirror-editor-string-color: #e3a07a; --jp-mirror-editor-number-color: #a7d49b;
+    --jp-mirror-editor-keyword-color: #79b8ff; }}
+}}
 #ae-static-note {{ margin: 0 0 8px; padding: 6px 10px; border-radius: 6px; background: rgba(127,127,127,.12); }}
 </style>
 <style>{css}</style>

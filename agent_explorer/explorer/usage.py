@@ -390,7 +390,11 @@ def explorer_usage(ex: Any, at: int | None = None, compare: Any = None) -> Usage
     )
     branches = []
     for n, branch in enumerate(others, start=1):
-        label = getattr(branch, "thread_id", None) or f"branch {n}"
+        label = (
+            getattr(branch, "name", None)
+            or getattr(branch, "thread_id", None)
+            or f"branch {n}"
+        )
         other = UsageLedger(
             branch.entries, getattr(branch.source, "state_at", None), label=str(label)
         )

@@ -181,6 +181,14 @@ def test_usage_ledger_plots_models_and_lists_states(
         root.get_by_test_id("usage-legend").locator(".ae-usage-key").all_text_contents()
     ) == ["large", "small"]
     assert root.locator(".ae-usage svg path.ae-model-line").count() == 2
+    # A branch forked before the second model call: asking again draws its cumulative line beside the run's.
+    assert nb.kernel("print(ex.fork(at=5).forked_at)").strip() == "5"
+    root.get_by_test_id("usage-ledger").click()
+    root.locator(".ae-usage svg path.ae-branch-line").wait_for(timeout=15_000)
+    keys = (
+        root.get_by_test_id("usage-legend").locator(".ae-usage-key").all_text_contents()
+    )
+    assert len(keys) == 3 and keys[-1].endswith("(total)")
     nb.shot(tmp_path / "usage.png", 0)
 
 
@@ -211,7 +219,9 @@ def test_static_export_opens_from_a_file_and_scrubs_without_a_server(
     nb: NotebookPage, browser: Any, lab: Lab, tmp_path: Path
 ) -> None:
     target = lab.root / "postmortem.html"
-    nb.kernel(f"ex.index = 2; ex.to_html({str(target)!r})")
+    nb.kernel(
+        f"ex.index = 2; ex.coverage([ex.entries, long.entries]); ex.to_html({str(target)!r})"
+    )
     context, page, problems = open_offline(browser, target)
     try:
         root = page.locator(".ae-root")
@@ -234,7 +244,7 @@ def test_static_export_opens_from_a_file_and_scrubs_without_a_server(
         wait_position(page, root, 7)
         # The heatmap and the ledger were exported with the data; the search runs in the page.
         root.get_by_test_id("coverage-toggle").click()
-        # As last computed in the notebook (this log and the long one): only the 500 ms timer never fired.
+        # As computed in the notebook (this log and the long one): only the 500 ms timer never fired.
         assert root.locator("svg g.edge.ae-cov-never").count() == 1
         root.get_by_test_id("search-text").fill("draft ready")
         root.get_by_test_id("search-text").press("Enter")
@@ -242,7 +252,12 @@ def test_static_export_opens_from_a_file_and_scrubs_without_a_server(
         root.get_by_test_id("search-hits").locator("li").first.click()
         wait_position(page, root, 5)
         page.screenshot(path=str(tmp_path / "static.png"), full_page=True)
-        page.emulate_media(color_scheme="dark")
+        light = root.evaluate("el => getComputedStyle(el).backgroundColor")
+        page.emulate_media(
+            color_scheme="dark"
+        )  # the page supplies JupyterLab's dark theme variables
+        dark = root.evaluate("el => getComputedStyle(el).backgroundColor")
+        assert light == "rgb(255, 255, 255)" and dark == "rgb(17, 17, 17)"
         page.screenshot(path=str(tmp_path / "static-dark.png"), full_page=True)
         assert problems == [], problems
     finally:
