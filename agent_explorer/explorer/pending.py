@@ -157,9 +157,9 @@ class PendingIndex:
         self._note_surfaced(ledger, 0)
         self._frontier = 0
         self._frontier_state: tuple[Any, EffectLedger] = (snapshot, ledger)
-        self._checkpoints: list[tuple[Any, EffectLedger]] = [(snapshot, ledger.copy())]
+        self._checkpoints: list[tuple[Any, EffectLedger]] = [(snapshot, ledger.checkpoint())]
         self._recent: OrderedDict[int, tuple[Any, EffectLedger]] = OrderedDict()
-        self._recent[0] = (snapshot, ledger.copy())
+        self._recent[0] = (snapshot, ledger.checkpoint())
 
     @classmethod
     def fork(cls, parent: PendingIndex, entries: Sequence[Mapping[str, Any]], up_to: int) -> PendingIndex:
@@ -173,8 +173,8 @@ class PendingIndex:
             child._surfaced = {k: v for k, v in parent._surfaced.items() if v <= last}
             child._checkpoints = parent._checkpoints[: last // parent.every + 1]
             snapshot, ledger = parent.ledger_at(last)
-            child._frontier, child._frontier_state = last, (snapshot, ledger.copy())
-            child._recent = OrderedDict({last: (snapshot, ledger.copy())})
+            child._frontier, child._frontier_state = last, (snapshot, ledger.checkpoint())
+            child._recent = OrderedDict({last: (snapshot, ledger.checkpoint())})
             return child
 
     @property
@@ -198,7 +198,7 @@ class PendingIndex:
                     if effect.request_id is not None:
                         self._surfaced.setdefault(effect.request_id, index)
                 if index % every == 0:
-                    self._checkpoints.append((snapshot, ledger.copy()))
+                    self._checkpoints.append((snapshot, ledger.checkpoint()))
             if target > self._frontier:
                 self._frontier, self._frontier_state = target, (snapshot, ledger)
             return self._frontier
@@ -215,7 +215,7 @@ class PendingIndex:
             if index >= self._frontier:
                 self.build(index)
                 snapshot, ledger = self._frontier_state
-                found = (snapshot, ledger.copy())
+                found = (snapshot, ledger.checkpoint())
             else:
                 previous = self._recent.get(index - 1)
                 if previous is not None:
@@ -223,7 +223,7 @@ class PendingIndex:
                 else:
                     start = index - index % self.every
                     snapshot, ledger = self._checkpoints[start // self.every]
-                ledger = ledger.copy()
+                ledger = ledger.checkpoint()
                 for position in range(start + 1, index + 1):
                     snapshot, _, _ = fold_step(self.machine, ledger, snapshot, self.entries[position])
                 found = (snapshot, ledger)
@@ -235,7 +235,7 @@ class PendingIndex:
     def at(self, index: int) -> Pending:
         """Timers, children in flight and owed effects after entry `index` (one copy + at most K steps)."""
         snapshot, ledger = self.ledger_at(index)
-        owed = [e for e in ledger.copy().owed()]
+        owed = ledger.owed()
         by_site = {e.site: e for e in owed if e.kind != "delay"}
         timers: list[Timer] = []
         for effect in owed:

@@ -441,6 +441,19 @@ class EffectLedger:
         clone._pending = dict(self._pending)
         return clone
 
+    def checkpoint(self) -> EffectLedger:
+        """A copy to keep (e.g. every K entries of a long log) that drops the trails no later fold reads.
+
+        Trails are read only for plans (a plan's applied events, by its request id), and a request id is
+        fresh when its plan surfaces, so only the trails of plans still owed matter. Without this every
+        checkpoint would carry a trail key per decision ever answered: O(n) each, O(n^2 / K) in all.
+        """
+        clone = self.copy()
+        plans = {e.request_id for e in self._pending.values() if e.kind == "plan"}
+        trails = self.counts.trail
+        clone.counts.trail = {key: trails[key] for key in plans if key is not None and key in trails}
+        return clone
+
     def owed(self) -> list[AgentEffect]:
         out: list[AgentEffect] = []
         for effect in self._pending.values():

@@ -123,3 +123,18 @@ def test_the_frame_shows_timers_and_owed_effects_far_into_a_long_log(machine: An
         for e in replay(machine, log[: i + 1]).effects
     ]
     assert ex.pending().to_pandas()["kind"].tolist() == ["delay"]
+
+
+@pytest.mark.parametrize(("name", "machine"), [("planner_trip", planner_agent), ("support_whatif", support_agent)])
+def test_checkpoints_keep_only_the_trails_of_plans_still_owed(name: str, machine: Any) -> None:
+    """Decisions answered leave a trail key each; a checkpoint carrying them all would grow with the log."""
+    log = list(read_log(LOGS / f"{name}.jsonl"))
+    index = PendingIndex(machine, log, every=1)
+    index.build()
+    live = index._frontier_state[1].counts.trail
+    assert live, "the live fold keeps every trail"
+    for _, ledger in index._checkpoints:
+        plans = {e.request_id for e in ledger._pending.values() if e.kind == "plan"}
+        assert set(ledger.counts.trail) <= plans
+    if name == "planner_trip":
+        assert any(ledger.counts.trail for _, ledger in index._checkpoints), "a plan in flight keeps its trail"
