@@ -154,11 +154,15 @@ class Branch:
         check_version: bool = True,
         name: str | None = None,
         root: bool = False,
+        own_entries: bool = False,
     ) -> None:
         self.machine = machine
         self.check_version = check_version
-        # Entry dicts are shared with the parent (never mutated); the list is the branch's own.
-        self.entries: list[dict[str, Any]] = entries if root and isinstance(entries, list) else [dict(e) for e in entries]
+        # The root reads the recording as it is; a fork's list is its own (`own_entries`: the caller made it),
+        # its entry dicts shared with the parent (entries are never mutated).
+        self.entries: list[dict[str, Any]] = (
+            entries if (root or own_entries) and isinstance(entries, list) else [dict(e) for e in entries]
+        )
         self.forked_at = forked_at
         self.parent = parent
         self.parent_thread_id: str | None = parent_thread_id or (parent.thread_id if parent is not None else None)
@@ -259,9 +263,8 @@ class Branch:
             thread_id=thread_id,
             source=source,
             check_version=self.check_version,
-            root=True,  # `prefix` is already this branch's own list
+            own_entries=True,
         )
-        branch.is_root = False
         if source is not None and forked is not None:
             # The timeline copied the parent's entries; the branch journals what the store holds.
             branch.entries = forked
@@ -417,10 +420,9 @@ def adopt_thread(root: Branch, thread_id: str, entries: Sequence[Mapping[str, An
         thread_id=thread_id,
         source=source,
         check_version=parent.check_version,
-        root=True,
+        own_entries=True,
         name=thread_id,  # unique in its store, and what its owner knows it by
     )
-    branch.is_root = False
     parent.children.append(branch)
     return branch
 
