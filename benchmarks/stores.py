@@ -31,9 +31,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agent_explorer.stores.base import EventLogStore  # noqa: E402
-from agent_explorer.stores.memory import InMemoryEventLogStore  # noqa: E402
-from agent_explorer.stores.sqlite import SqliteEventLogStore  # noqa: E402
+from agent_explorer.stores.memory import InMemoryEventLogStore
+from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 GOALS = {  # (figure, goal as "store/raw" throughput ratio, or raw/store time ratio for reads)
     ("sqlite", "single"): 0.8, ("sqlite", "batch"): 0.7, ("sqlite", "read"): 1 / 1.5,

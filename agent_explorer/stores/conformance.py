@@ -20,7 +20,12 @@ from typing import Any
 
 import orjson
 
-from ..errors import AgentError, AgentEventLogConflictError, AgentLogFormatError, NonSerializableAgentEventError
+from ..errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentLogFormatError,
+    NonSerializableAgentEventError,
+)
 from .base import EventLogStore
 
 __all__ = [
@@ -91,7 +96,7 @@ async def _expect_error(
         if code is not None:
             _check(getattr(error, "code", None) == code, f"{what}: expected code {code!r}, got {getattr(error, 'code', None)!r} ({error})")
         return error
-    except Exception as error:  # noqa: BLE001 - the point is to report what came instead
+    except Exception as error:
         raise _Violation(f"{what}: expected {kind.__name__}, got {type(error).__name__}: {error}") from error
     raise _Violation(f"{what}: expected {kind.__name__}, but the call succeeded and returned {result!r:.200}")
 

@@ -59,7 +59,7 @@ async def export_thread_jsonl(
     if isinstance(target, (str, os.PathLike)):
         path = Path(target)
         try:
-            handle: IO[str] = open(path, "x", encoding="utf-8", newline="\n")
+            handle: IO[str] = await asyncio.to_thread(open, path, "x", encoding="utf-8", newline="\n")
         except FileExistsError:
             raise AgentError(f"{path} already exists; choose another file name", code="file-exists", path=str(path)) from None
         try:

@@ -18,7 +18,12 @@ import psycopg_pool
 from psycopg import errors as pg_errors
 from psycopg import sql
 
-from ..errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
+from ..errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentStoreBusyError,
+    AgentStoreError,
+)
 from .base import (
     EventLogStore,
     Portal,

@@ -17,7 +17,12 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from ..errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
+from ..errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentStoreBusyError,
+    AgentStoreError,
+)
 from .base import (
     EventLogStore,
     PreparedEntry,

@@ -43,13 +43,13 @@ def sqlite_race_writer(path: str, thread_id: str, writer: int, rounds: int, barr
                     outcomes.append(("win", round_no, expected, length))
                 except AgentEventLogConflictError as error:
                     outcomes.append(("conflict", round_no, expected, error.thread_id, error.expected_index, error.actual_length))
-                except Exception as error:  # noqa: BLE001 - reported to the parent, which fails the test
+                except Exception as error:
                     outcomes.append(("error", round_no, expected, f"{type(error).__name__}: {error}"))
         return outcomes
 
     try:
         results.put((writer, asyncio.run(run())))
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         results.put((writer, [("crashed", -1, -1, f"{type(error).__name__}: {error}")]))
         barrier.abort()
     sys.stdout.flush()

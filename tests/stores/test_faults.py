@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import multiprocessing
-import os
 import random
 import signal
 import time
@@ -15,13 +14,19 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.errors import AgentError, AgentEventLogConflictError, AgentLogFormatError, NonSerializableAgentEventError
+from agent_explorer.errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentLogFormatError,
+    NonSerializableAgentEventError,
+)
 from agent_explorer.stores.base import EventLogStore
 from agent_explorer.stores.memory import InMemoryEventLogStore
 from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 from . import _workers
 from .conftest import drop_schema, make_entries, make_entry, pg_dsn
+
 
 @pytest.fixture(params=["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 async def store(request: pytest.FixtureRequest, tmp_path: Path, pg_schema: str) -> AsyncIterator[EventLogStore]:
@@ -93,13 +98,13 @@ async def test_postgres_same_position_race_between_connections(pg_schema: str, w
         for round_no in range(rounds):
             expected = await stores[0].length("t")
 
-            async def attempt(w: int) -> None:
+            async def attempt(w: int, round_no: int = round_no, expected: int = expected) -> None:
                 try:
                     length = await stores[w].append(thread_id="t", expected_index=expected, entries=_workers.batch_for(round_no, w, expected))
                     outcomes[w].append(("win", round_no, expected, length))
                 except AgentEventLogConflictError as error:
                     outcomes[w].append(("conflict", round_no, expected, error.thread_id, error.expected_index, error.actual_length))
-                except Exception as error:  # noqa: BLE001
+                except Exception as error:
                     outcomes[w].append(("error", round_no, expected, f"{type(error).__name__}: {error}"))
 
             await asyncio.gather(*(attempt(w) for w in range(writers)))

@@ -7,8 +7,16 @@ import asyncio
 import pytest
 
 from agent_explorer.errors import AgentEventLogConflictError
-from agent_explorer.stores.conformance import CONFORMANCE_CASES, ConformanceCase, assert_event_log_store_conformance, run_conformance_case
-from agent_explorer.stores.memory import InMemoryEventLogStore, create_in_memory_event_log_store
+from agent_explorer.stores.conformance import (
+    CONFORMANCE_CASES,
+    ConformanceCase,
+    assert_event_log_store_conformance,
+    run_conformance_case,
+)
+from agent_explorer.stores.memory import (
+    InMemoryEventLogStore,
+    create_in_memory_event_log_store,
+)
 
 from .conftest import make_entries
 

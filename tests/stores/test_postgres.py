@@ -9,8 +9,16 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from agent_explorer.errors import AgentError, AgentEventLogConflictError, AgentStoreError
-from agent_explorer.stores.conformance import CONFORMANCE_CASES, ConformanceCase, run_conformance_case
+from agent_explorer.errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentStoreError,
+)
+from agent_explorer.stores.conformance import (
+    CONFORMANCE_CASES,
+    ConformanceCase,
+    run_conformance_case,
+)
 from agent_explorer.stores.postgres import PostgresEventLogStore
 
 from .conftest import drop_schema, make_entries, make_entry, pg_dsn

@@ -10,8 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from agent_explorer.errors import AgentError, AgentEventLogConflictError, AgentStoreBusyError, AgentStoreError
-from agent_explorer.stores.conformance import CONFORMANCE_CASES, ConformanceCase, run_conformance_case
+from agent_explorer.errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentStoreBusyError,
+    AgentStoreError,
+)
+from agent_explorer.stores.conformance import (
+    CONFORMANCE_CASES,
+    ConformanceCase,
+    run_conformance_case,
+)
 from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 from .conftest import make_entries, make_entry

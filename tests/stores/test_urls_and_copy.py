@@ -8,8 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from agent_explorer.errors import AgentError, AgentEventLogConflictError, AgentLogFormatError
-from agent_explorer.stores import copy_thread, export_thread_jsonl, import_thread_jsonl, open_store
+from agent_explorer.errors import (
+    AgentError,
+    AgentEventLogConflictError,
+    AgentLogFormatError,
+)
+from agent_explorer.stores import (
+    copy_thread,
+    export_thread_jsonl,
+    import_thread_jsonl,
+    open_store,
+)
 from agent_explorer.stores.memory import InMemoryEventLogStore
 from agent_explorer.stores.sqlite import SqliteEventLogStore
 
