@@ -201,37 +201,67 @@ def test_checkout_views_a_branch_and_back(machine: Any, entries: list[dict[str, 
         ex.checkout(Explorer(machine, entries).fork(at=2))
 
 
-def test_threads_forked_in_the_store_take_their_place_in_the_lineage() -> None:
+def _store(kind: str, tmp_path: Path) -> Any:
+    import os
+
+    if kind == "memory":
+        return create_in_memory_event_log_store()
+    if kind == "sqlite":
+        from agent_explorer.stores import SqliteEventLogStore
+
+        return SqliteEventLogStore(str(tmp_path / "runs.db"))
+    dsn = os.environ.get("AGENT_EXPLORER_TEST_PG_DSN")
+    if not dsn:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail("CI=true but AGENT_EXPLORER_TEST_PG_DSN is not set")
+        pytest.skip("no PostgreSQL: set AGENT_EXPLORER_TEST_PG_DSN (scripts/pg_cluster.sh start DIR prints one)")
+    from agent_explorer.stores import PostgresEventLogStore
+
+    return PostgresEventLogStore(dsn)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_threads_forked_in_the_store_take_their_place_in_the_lineage(kind: str, tmp_path: Path) -> None:
     """store.fork keeps no parentage; the verbatim shared prefix places a thread under the right line."""
+    import uuid
+
     clean = list(read_log(LOGS / "support_clean.jsonl"))
     whatif = list(read_log(LOGS / "support_whatif.jsonl"))  # support-clean forked at 8, then a REJECT
-    store = create_in_memory_event_log_store()
+    store = _store(kind, tmp_path)
+    t = f"t{uuid.uuid4().hex[:6]}-"  # a shared PostgreSQL database outlives the test
 
     async def fill() -> None:
-        await store.append(thread_id="clean", expected_index=0, entries=clean)
-        await store.fork(thread_id="clean", new_thread_id="whatif", up_to_index=8)
-        await store.append(thread_id="whatif", expected_index=8, entries=whatif[8:])
-        await store.fork(thread_id="whatif", new_thread_id="whatif-short", up_to_index=12)
-        await store.append(thread_id="other", expected_index=0, entries=list(read_log(LOGS / "support_ignored.jsonl")))
+        await store.append(thread_id=t + "clean", expected_index=0, entries=clean)
+        await store.fork(thread_id=t + "clean", new_thread_id=t + "whatif", up_to_index=8)
+        await store.append(thread_id=t + "whatif", expected_index=8, entries=whatif[8:])
+        await store.fork(thread_id=t + "whatif", new_thread_id=t + "whatif-short", up_to_index=12)
+        other = list(read_log(LOGS / "support_ignored.jsonl"))
+        await store.append(thread_id=t + "other", expected_index=0, entries=other)
 
-    asyncio.run(fill())
-    ex = Explorer.from_store(store, "clean", support_agent)
-    found = ex.find_forks()
-    assert [(b.name, b.parent.name if b.parent else None, b.forked_at, len(b)) for b in found] == [
-        ("whatif", "run", 8, 16),
-        ("whatif-short", "whatif", 12, 12),
-    ], "the unrelated thread is left out; the fork of the fork hangs under its parent"
-    whatif_line = found[0]
-    d = ex.line.diff(whatif_line)
-    assert d.index == 8 and d.event_b is not None and d.event_b["type"] == "REJECT"
-    assert whatif_line.source.persisted_at(15) == Explorer(support_agent, whatif)._source.persisted_at(15)
-    assert ex.add_thread("whatif") is whatif_line, "adopting twice gives the same line"
-    with pytest.raises(AgentError) as caught:
-        ex.add_thread("other")
-    assert caught.value.code == "unrelated-thread"
-    # a fork made through the explorer on an adopted line goes through store.fork as well
-    grand = whatif_line.fork(at=9, new_thread_id="whatif-9")
-    assert asyncio.run(store.length("whatif-9")) == 9 and grand.parent is whatif_line
+    try:
+        asyncio.run(fill())
+        ex = Explorer.from_store(store, t + "clean", support_agent)
+        found = [b for b in ex.find_forks(limit=100_000) if b.name.startswith(t)]
+        assert [(b.name, b.parent.name if b.parent else None, b.forked_at, len(b)) for b in found] == [
+            (t + "whatif", "run", 8, 16),
+            (t + "whatif-short", t + "whatif", 12, 12),
+        ], "the unrelated thread is left out; the fork of the fork hangs under its parent"
+        whatif_line = found[0]
+        d = ex.line.diff(whatif_line)
+        assert d.index == 8 and d.event_b is not None and d.event_b["type"] == "REJECT"
+        assert whatif_line.source.persisted_at(15) == Explorer(support_agent, whatif)._source.persisted_at(15)
+        assert ex.add_thread(t + "whatif") is whatif_line, "adopting twice gives the same line"
+        with pytest.raises(AgentError) as caught:
+            ex.add_thread(t + "other")
+        assert caught.value.code == "unrelated-thread"
+        # a fork of an adopted line goes through store.fork as well, and grows there
+        grand = whatif_line.fork(at=9, new_thread_id=t + "whatif-9")
+        grand.append({"type": "xstate.done.actor.draft", "output": {"text": "Shorter draft"}})
+        assert grand.parent is whatif_line and asyncio.run(store.length(t + "whatif-9")) == 10
+    finally:
+        close = getattr(store, "aclose", None)
+        if close is not None:
+            asyncio.run(close())
 
 
 def test_a_decision_in_flight_is_answered_by_the_event_it_chooses(support_log: list[dict[str, Any]]) -> None:
