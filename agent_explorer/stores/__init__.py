@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import EventLogStore, SyncStore, ThreadInfo
+from .base import EventLogStore, ThreadInfo
 from .conformance import assert_event_log_store_conformance
 from .memory import InMemoryEventLogStore, create_in_memory_event_log_store
+from .portal import SyncStore
 
 __all__ = [
     "EventLogStore",

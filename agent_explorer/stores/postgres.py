@@ -26,7 +26,6 @@ from ..errors import (
 )
 from .base import (
     EventLogStore,
-    Portal,
     PreparedEntry,
     ThreadInfo,
     check_identifier,
@@ -38,6 +37,7 @@ from .base import (
     parse_entry_texts,
     prepare_batch,
 )
+from .portal import Portal
 
 __all__ = ["PostgresEventLogStore"]
 
