@@ -137,6 +137,11 @@ class PendingIndex:
     `entries` is read, never copied, and may grow (a branch appending): the fold follows on the next
     question. The fold advances only as far as asked (or `build(until)` drives it), so opening a long log
     costs nothing until its pending state is wanted. Thread-safe.
+
+    Answers are exactly the step path's (`steps.replay` of the prefix): timers come from the delayed raises
+    the transitions returned, so a log that starts from a restored snapshot (the version bridge) shows no
+    timer armed before its own entries arm one: a persisted snapshot carries no scheduled events, and the
+    step path does not re-arm them either. Children it holds are taken as in flight (at-least-once).
     """
 
     def __init__(
