@@ -146,7 +146,12 @@ class SearchQuery:
 
 def _leaves(value: Any, path: str) -> Iterator[tuple[str, str]]:
     """(path, text) of every scalar under `value`; keys are not searched (a path query is how to name them)."""
-    if isinstance(value, Mapping):
+    kind = type(
+        value
+    )  # JSON's own types first: an ABC isinstance check costs ~1 µs, and this runs per leaf
+    if kind is str:
+        yield path, value
+    elif kind is dict or (kind is not list and isinstance(value, Mapping)):
         for key, sub in value.items():
             yield from _leaves(sub, f"{path}.{key}" if path else str(key))
     elif isinstance(value, (list, tuple)):
@@ -168,8 +173,11 @@ def _select(
         yield path, value
         return
     head, rest = segments[0], segments[1:]
+    is_mapping = type(value) is dict or (
+        type(value) is not list and isinstance(value, Mapping)
+    )
     if head == "*":
-        if isinstance(value, Mapping):
+        if is_mapping:
             for key, sub in value.items():
                 yield from _select(sub, rest, f"{path}.{key}")
         elif isinstance(value, (list, tuple)):
@@ -178,7 +186,7 @@ def _select(
     elif isinstance(head, int):
         if isinstance(value, (list, tuple)) and -len(value) <= head < len(value):
             yield from _select(value[head], rest, f"{path}[{head}]")
-    elif isinstance(value, Mapping) and head in value:
+    elif is_mapping and head in value:
         yield from _select(value[head], rest, f"{path}.{head}")
 
 
