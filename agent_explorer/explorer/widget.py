@@ -529,6 +529,7 @@ class Explorer(anywidget.AnyWidget):
         payload = result.to_json()
         payload["diff"] = jsonable(payload["diff"][:200])
         payload["eventA"], payload["eventB"] = jsonable(payload["eventA"]), jsonable(payload["eventB"])
+        payload["lineName"] = self._line.name
         payload["branch"] = {
             "threadId": branch.thread_id,
             "name": branch.name,

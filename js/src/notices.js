@@ -63,6 +63,10 @@ export function drawMachines(panel, machines, info, setIndex) {
   }
 }
 
+function cap(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function diffList(diff) {
   return h(
     "ul",
@@ -76,10 +80,13 @@ export function drawComparison(panel, c, length, setIndex) {
   panel.hidden = !Object.keys(c).length;
   if (panel.hidden) return;
   const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
+  // Names of the two lines (the one on view, the one compared) when Python sent them; else the generic words.
+  const nameA = c.lineName && c.lineName !== "run" ? c.lineName : "this run";
+  const nameB = (c.branch && c.branch.name) || "the branch";
   const summary =
     c.index === null || c.index === undefined
-      ? h("div", {}, `The branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and this run (${formatNumber(c.lengthA)} entries) reach the same states.`)
-      : h("div", {}, `This run (${formatNumber(c.lengthA)} entries) and the branch (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+      ? h("div", {}, `${cap(nameB)} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and ${nameA} (${formatNumber(c.lengthA)} entries) reach the same states.`)
+      : h("div", {}, `${cap(nameA)} (${formatNumber(c.lengthA)} entries) and ${nameB} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
   const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
   const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
   const lane = (label, count, testid) =>
@@ -96,12 +103,12 @@ export function drawComparison(panel, c, length, setIndex) {
       ),
       h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(count)} entries`),
     );
-  const lanes = h("div", { class: "ae-lanes" }, lane("this run", c.lengthA || 0, "lane-run"), lane("branch", c.lengthB || 0, "lane-branch"));
+  const lanes = h("div", { class: "ae-lanes" }, lane(nameA, c.lengthA || 0, "lane-run"), lane(nameB === "the branch" ? "branch" : nameB, c.lengthB || 0, "lane-branch"));
   const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
   const eventText = (e) => (e ? h("code", { title: JSON.stringify(e) }, e.type ?? "?") : h("span", { class: "ae-muted" }, "(ended)"));
   const events =
     c.index !== null && c.index !== undefined && (c.eventA || c.eventB)
-      ? h("div", { class: "ae-compare-events", "data-testid": "compare-events" }, `at index ${c.index}: this run has `, eventText(c.eventA), `, ${c.branch && c.branch.name ? c.branch.name : "the branch"} has `, eventText(c.eventB))
+      ? h("div", { class: "ae-compare-events", "data-testid": "compare-events" }, `at index ${c.index}: ${nameA} has `, eventText(c.eventA), `, ${nameB} has `, eventText(c.eventB))
       : null;
   replace(panel, head, summary, lanes, events, appended.length ? h("div", { class: "ae-chips" }, "branch appended: ", appended) : null, (c.diff || []).length ? diffList(c.diff) : null);
 }

@@ -159,3 +159,9 @@ def test_the_lineage_beside_the_slider(nb: NotebookPage, tmp_path: Path) -> None
     expect(root.get_by_test_id("composer-sent")).to_have_text("")  # the note stayed with fork-1
     assert nb.kernel("print(support.line.name)").strip() == "fork-2"
     root.screenshot(path=str(tmp_path / "fork-of-fork.png"))
+    # any two lines diff: the line on view against the recording, the events each has where they part
+    assert nb.kernel("print(support.compare(support.branches().root).index)").strip() == "8"
+    expect(root.get_by_test_id("compare-events")).to_have_text(
+        "at index 8: fork-2 has APPROVE, run has APPROVE"
+    )
+    expect(root.get_by_test_id("compare")).to_contain_text("approver")
