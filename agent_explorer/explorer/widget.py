@@ -583,6 +583,7 @@ class Explorer(anywidget.AnyWidget):
             self.usage_series = self._usage.series()
             self.table = self._table.page(0, self._page_size)
             self.comparison = {}
+            self.marks = {**self.marks, "hits": []}  # hits were indices of the line left
             if line is self._root or len(line.entries) <= SYNC_VERIFY_LIMIT:
                 self._verify(self._check)
             else:
