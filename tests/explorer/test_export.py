@@ -48,7 +48,11 @@ def test_one_file_with_bundle_css_and_a_frame_per_index(
         and data["traits"]["coverage_data"]["runs"] == 1
     )
     assert data["traits"]["usage_ledger"]["records"] == 2
-    bundle = embedded(html, "ae-bundle")
+    raw = re.search(
+        r'<script type="text/plain" id="ae-bundle">(.*?)</script>', html, re.DOTALL
+    )
+    assert raw is not None  # our bundle holds no script tag: it goes in verbatim
+    bundle = raw.group(1)
     assert (
         "renderStatic" in bundle
         and bundle
@@ -110,3 +114,12 @@ def test_the_last_search_travels_whole_within_the_window(machine: Any) -> None:
     assert [h["index"] for h in data["searchHits"]] == [h.index for h in inside]
     assert data["traits"]["search_results"]["total"] == len(inside) < len(everywhere)
     assert data["traits"]["search_results"]["query"]["text"] == "hello"
+
+
+def test_a_bundle_holding_a_script_tag_would_be_embedded_as_json() -> None:
+    element = export._bundle_element('const s = "</script><script>x()</script>";')
+    assert (
+        element["bundle_type"] == "application/json"
+        and "</script" not in element["bundle"]
+    )
+    assert json.loads(element["bundle"]) == 'const s = "</script><script>x()</script>";'
