@@ -568,6 +568,9 @@ class Explorer(anywidget.AnyWidget):
         if line is not self._root and line not in self._root.descendants():
             raise AgentError(f"{line!r} is not a branch of this explorer", code="unknown-branch")
         with self._lock:
+            if self._line is self._root and line is not self._root:
+                # Keep the recording's report: coming back must not re-verify a long log on the caller's thread.
+                self._root_verification = (self._frames.verification, self.verification.get("machines"))
             self._line = line
             self._entries, self._source = line.entries, line.source
             self._usage = UsageIndex(line.entries)
@@ -584,7 +587,10 @@ class Explorer(anywidget.AnyWidget):
             self.table = self._table.page(0, self._page_size)
             self.comparison = {}
             self.marks = {**self.marks, "hits": []}  # hits were indices of the line left
-            if line is self._root or len(line.entries) <= SYNC_VERIFY_LIMIT:
+            saved = getattr(self, "_root_verification", None)
+            if line is self._root and saved is not None:
+                self._set_verification(*saved)
+            elif len(line.entries) <= SYNC_VERIFY_LIMIT:
                 self._verify(self._check)
             else:
                 self._set_verification(VerificationSummary(status="off"), None)

@@ -275,3 +275,19 @@ def test_a_decision_in_flight_is_answered_by_the_event_it_chooses(support_log: l
     assert branch.pending().inflight == [] and chosen.value == "escalated"
     host = ex.fork(at=8).append({"type": "APPROVE", "approver": "kim"})
     assert "causationId" not in host.entry or host.entry["causationId"] is None
+
+
+def test_coming_back_to_the_recording_keeps_its_report(
+    machine: Any, entries: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long recording is verified once; viewing a branch and coming back must not verify it again."""
+    from sample_run import tamper
+
+    ex = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"))
+    assert ex.verification["status"] == "diverged" and ex.verification["first"] == 4
+    branch = ex.fork(at=3)
+    ex.checkout(branch)
+    assert ex.verification["status"] == "ok"
+    monkeypatch.setattr(ex, "_verify", lambda *a: pytest.fail("the recording was verified again"))
+    ex.checkout()
+    assert ex.verification["status"] == "diverged" and ex.verification["first"] == 4
