@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import AgentError
 from .machines import resolve_machine
-from .sources import fork_thread, list_threads, load_entries, parse_source, save_entries
+from .sources import copy_log, fork_thread, list_threads, load_entries, parse_source, save_entries
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F] if c not in (0x20,)}
 _CONTROL.update({c: f"\\u{c:04x}" for c in range(0x80, 0xA0)})
@@ -179,8 +179,7 @@ def fork(args: argparse.Namespace) -> int:
 def copy(args: argparse.Namespace) -> int:
     source = parse_source(args.source)
     dest = parse_source(args.dest)
-    entries = load_entries(source)
-    count = save_entries(dest, entries)
+    count = copy_log(source, dest)
     print(f"copied {count} entries from {terminal_safe(source.describe())} to {terminal_safe(dest.describe())}")
     return 0
 

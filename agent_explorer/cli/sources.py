@@ -125,6 +125,48 @@ def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
     return run_sync(_with_store(dest.store_url, write, must_exist=False))
 
 
+def copy_log(source: LogSource, dest: LogSource) -> int:
+    """Copy a whole log; between a store and JSONL (or two stores) the stored JSON text moves byte for byte."""
+    from ..stores.copy import copy_thread, export_thread_jsonl, import_thread_jsonl
+
+    def jsonl(path: Path | None) -> bool:
+        return path is not None and path.suffix.lower() != ".json"
+
+    if source.is_store and dest.is_store:
+        async def between_stores() -> int:
+            async def with_dest(dst: Any) -> int:
+                return await _with_store(
+                    source.store_url or "",
+                    lambda src: copy_thread(src, source.thread_id or "", dst, dest.thread_id or ""),
+                )
+            return int(await _with_store(dest.store_url or "", with_dest, must_exist=False))
+
+        return run_sync(between_stores())
+    if source.is_store and jsonl(dest.path):
+        assert dest.path is not None
+        if dest.path.exists():
+            raise AgentError(f"{dest.path} already exists; choose another file name", code="file-exists")
+        return int(run_sync(_with_store(
+            source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", dest.path))))
+    if dest.is_store and jsonl(source.path):
+        assert source.path is not None
+        if not source.path.exists():
+            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+
+        async def into(store: Any) -> int:
+            length = await store.length(dest.thread_id)
+            if length:
+                raise AgentError(
+                    f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; "
+                    "import into a new thread id",
+                    code="thread-not-empty",
+                )
+            return int(await import_thread_jsonl(store, dest.thread_id or "", source.path))
+
+        return int(run_sync(_with_store(dest.store_url or "", into, must_exist=False)))
+    return save_entries(dest, load_entries(source))
+
+
 def list_threads(url: str, limit: int, offset: int) -> list[Any]:
     async def threads(store: Any) -> list[Any]:
         return list(await store.list_threads(limit=limit, offset=offset))

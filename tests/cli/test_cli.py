@@ -247,3 +247,17 @@ def test_open_serves_the_explorer_notebook(tmp_path: Path) -> None:
         process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def test_copies_keep_the_stored_json_text_byte_for_byte(machine_module: Any, tmp_path: Path) -> None:
+    """Export/import move the JSON text as written (key order, spacing, escapes), between files and stores."""
+    entries = record(machine_module.counter, [{"type": "INC", "note": "é \U0001f600"}, {"type": "STOP"}])
+    odd = "\n".join(json.dumps(e, ensure_ascii=True, indent=None, separators=(", ", ": ")) for e in entries) + "\n"
+    src = tmp_path / "odd.jsonl"
+    src.write_text(odd, encoding="utf-8")
+    a, b = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    assert main(["import", str(src), f"{a}#t"]) == 0
+    assert main(["export", f"{a}#t", f"{b}#copy"]) == 0
+    assert main(["export", f"{b}#copy", str(tmp_path / "back.jsonl")]) == 0
+    assert (tmp_path / "back.jsonl").read_text(encoding="utf-8") == odd
+    assert main(["export", f"{b}#copy", f"{b}#copy"]) == 2  # onto a non-empty thread: refused
