@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AgentError, AgentInvalidEventPayloadError
+from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from .aio import run_sync
 from .api import api
 from .frames import ReplaySource, open_source, value_text
@@ -247,9 +247,8 @@ class Branch:
             run_sync(lambda: self.store.fork(thread_id=source_thread, new_thread_id=thread_id, up_to_index=at))
             forked = list(run_sync(lambda: self.store.read(thread_id)))
             if len(forked) != at:
-                raise AgentError(
-                    f"store.fork of {source_thread!r} up to {at} gave {len(forked)} entries on {thread_id!r}",
-                    code="fork-mismatch",
+                raise AgentStoreError(
+                    f"store.fork of {source_thread!r} up to {at} gave {len(forked)} entries on {thread_id!r}"
                 )
         prefix = forked if forked is not None else list(entries[:at])
         share = getattr(self.source, "fork", None)
@@ -306,7 +305,7 @@ class Branch:
         if self.is_root:
             raise AgentError(
                 "the recorded run is never appended to; fork it first: explorer.fork(at=...).append(event)",
-                code="append-to-recording",
+                code="invalid-argument",
             )
         transition_with_trace = api("transition_with_trace")
         create_replay_entry, state_hash = api("create_replay_entry"), api("state_hash")

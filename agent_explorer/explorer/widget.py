@@ -567,7 +567,7 @@ class Explorer(anywidget.AnyWidget):
         """
         line = self._root if branch is None else branch
         if line is not self._root and line not in self._root.descendants():
-            raise AgentError(f"{line!r} is not a branch of this explorer", code="unknown-branch")
+            raise AgentError(f"{line!r} is not a branch of this explorer", code="invalid-argument")
         with self._lock:
             if self._line is self._root and line is not self._root:
                 # Keep the recording's report: coming back must not re-verify a long log on the caller's thread.
@@ -623,13 +623,13 @@ class Explorer(anywidget.AnyWidget):
         """Open another thread of this explorer's store as a branch: one forked with `store.fork` (by this
         explorer or anyone) shares its first entries verbatim, which places it in the lineage."""
         if self.store is None:
-            raise AgentError("add_thread needs an explorer opened with Explorer.from_store", code="no-store")
+            raise AgentError("add_thread needs an explorer opened with Explorer.from_store", code="invalid-argument")
         entries = list(run_sync(lambda: self.store.read(thread_id)))
         branch = adopt_thread(self._root, thread_id, entries) if entries else None
         if branch is None:
             raise AgentError(
                 f"thread {thread_id!r} shares no entry with {self._root.thread_id!r}: it is not a fork of this run",
-                code="unrelated-thread",
+                code="invalid-fork",
             )
         self._draw_lineage()
         return branch
@@ -637,7 +637,7 @@ class Explorer(anywidget.AnyWidget):
     def find_forks(self, *, limit: int = 1_000) -> list[Branch]:
         """Every thread of the store (the first `limit`) that starts with this run's init entry, as a branch."""
         if self.store is None:
-            raise AgentError("find_forks needs an explorer opened with Explorer.from_store", code="no-store")
+            raise AgentError("find_forks needs an explorer opened with Explorer.from_store", code="invalid-argument")
         first = self._root.entries[0].get("id")
         found = []
         for info in run_sync(lambda: self.store.list_threads(limit=limit)):
