@@ -20,7 +20,7 @@ import orjson
 
 from ..errors import AgentError
 
-__all__ = ["SearchHit", "SearchQuery", "parse_path", "search_log"]
+__all__ = ["SearchHit", "SearchHits", "SearchQuery", "parse_path", "search_log"]
 
 EXCERPT = 120
 USAGE_TYPE = "@agent.usage"
@@ -107,6 +107,20 @@ def parse_path(path: str) -> tuple[str | None, list[str | int]]:
     if segments and segments[0] in ("event", "context"):
         scope = str(segments.pop(0))
     return scope, segments
+
+
+class SearchHits(list[SearchHit]):
+    """The hits of one search, in index order: a list (so `hits == [1, 7]`, `hits[0]`, `len(hits)`) that also
+    reads as a table."""
+
+    def to_pandas(self) -> Any:
+        """One row per hit: `index, until, where, path, text`."""
+        import pandas as pd  # type: ignore[import-untyped]
+
+        return pd.DataFrame(
+            [hit.to_json() for hit in self],
+            columns=["index", "until", "where", "path", "text"],
+        )
 
 
 @dataclass(frozen=True)
@@ -429,6 +443,7 @@ def explorer_search(
         if current():
             ex.search_results = search_page([], query, error=error.message)
         raise
+    hits = SearchHits(hits)
     if not current():
         return hits
     ex.search_hits = hits

@@ -192,3 +192,11 @@ def test_long_logs_are_searched_off_the_kernel_thread_and_the_newest_query_wins(
         "total"
     ] == len(expected)
     assert [int(h) for h in ex.search_hits] == expected
+
+
+def test_hits_read_as_a_table(machine: Any, entries: list[dict[str, Any]]) -> None:
+    table = Explorer(machine, entries).search("onerror").to_pandas()
+    assert table.to_dict("records") == [
+        {"index": 1, "until": 1, "where": "event", "path": "event.text", "text": XSS},
+        {"index": 1, "until": 8, "where": "context", "path": "context.notes[0]", "text": XSS},
+    ]
