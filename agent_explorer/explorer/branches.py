@@ -190,7 +190,10 @@ class Branch:
         thread_id: str | None = None,
         check_version: bool = True,
     ) -> Branch:
-        """The recording as the root of its lineage: no copy of its entries, its timeline shared."""
+        """The recording as the root of its lineage: no copy of its entries, its timeline shared.
+
+        Its pending index exists from the start (it folds nothing until asked), so a background builder and
+        the cursor never race to create two."""
         return cls(
             machine,
             entries,
@@ -198,6 +201,7 @@ class Branch:
             store=store,
             thread_id=thread_id,
             source=source,
+            pending=PendingIndex(machine, entries, check_version=check_version),
             check_version=check_version,
             root=True,
         )
