@@ -71,7 +71,8 @@ class Explorer(anywidget.AnyWidget):
 
     Message protocol (JS -> Python, `model.send`): `{"kind": "table", offset, limit, type, text}` asks for a
     page of rows; `{"kind": "effects"}` derives the effects owed at the current index; `checkout`, `composer`,
-    `compose-check` and `compose-send` drive the lineage and the composer (js/README.md lists them all). Everything
+    `compose-check` and `compose-send` drive the lineage and the composer; `search` / `search-page`, `coverage`
+    and `usage-ledger` drive the analysis panels (js/README.md lists them all). Everything
     Python -> JS is a traitlet, so a re-rendered view (or a static export) shows the same state.
     """
 
