@@ -22,19 +22,9 @@ __all__ = ["MAX_STATIC_FRAMES", "export_html", "static_payload"]
 
 # Frames embedded by default: a frame is ~1-2 kB of JSON, so 2,000 keep the file at a few MB beyond the bundle.
 MAX_STATIC_FRAMES = 2_000
-_TRAITS = (
-    "info",
-    "graph",
-    "length",
-    "verification",
-    "comparison",
-    "usage_series",
-    "marks",
-    "table_types",
-    "coverage_data",
-    "usage_ledger",
-    "search_results",
-)
+# Every synced traitlet travels (panels added later come along) except these: the per-index ones the shim
+# serves from the frames and rows, the bundle itself, and ipywidgets' layout plumbing.
+_NOT_EXPORTED = frozenset({"index", "frame", "table", "layout", "tabbable", "tooltip"})
 
 
 def _window(
@@ -86,7 +76,11 @@ def static_payload(
         ex.usage()
     frames = [ex._frames.build(i) for i in range(start, stop + 1)]
     rows = [ex._table.row(i) for i in range(start, stop + 1)]
-    traits = {name: getattr(ex, name) for name in _TRAITS if ex.has_trait(name)}
+    traits = {
+        name: getattr(ex, name)
+        for name in sorted(ex.trait_names(sync=True))
+        if not name.startswith("_") and name not in _NOT_EXPORTED
+    }
     # The last search, restricted to the window, travels whole: the page pages through it without Python.
     hits = [
         h
