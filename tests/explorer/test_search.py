@@ -198,5 +198,11 @@ def test_hits_read_as_a_table(machine: Any, entries: list[dict[str, Any]]) -> No
     table = Explorer(machine, entries).search("onerror").to_pandas()
     assert table.to_dict("records") == [
         {"index": 1, "until": 1, "where": "event", "path": "event.text", "text": XSS},
-        {"index": 1, "until": 8, "where": "context", "path": "context.notes[0]", "text": XSS},
+        {
+            "index": 1,
+            "until": 8,
+            "where": "context",
+            "path": "context.notes[0]",
+            "text": XSS,
+        },
     ]
