@@ -12,6 +12,7 @@ export class CoverageLayer {
     this.graph = graph;
     this.on = false;
     this.marked = [];
+    this.tips = new Map(); // <a> element -> its own tooltip, restored when the heatmap is off
     this.button = h(
       "button",
       { class: "ae-btn ae-btn-small", title: "Coverage heatmap: how often each state was entered and each transition taken", "aria-label": "Toggle the coverage heatmap", "aria-pressed": "false", "data-testid": "coverage-toggle", onclick: () => this.toggle() },
@@ -36,6 +37,8 @@ export class CoverageLayer {
       el.classList.remove(...LEVEL_CLASSES, "ae-cov-never");
       el.removeAttribute("data-coverage");
     }
+    for (const [a, title] of this.tips) a.setAttribute("xlink:title", title);
+    this.tips.clear();
     this.marked = [];
     const data = this.model.get("coverage_data") || {};
     const svg = this.graph.svg;
@@ -45,18 +48,25 @@ export class CoverageLayer {
       replace(this.legend, this.on ? h("span", { class: "ae-muted" }, "counting…") : null);
       return;
     }
-    const mark = (el, level, count, never) => {
+    const mark = (el, level, count, never, verb) => {
       el.classList.add(LEVEL_CLASSES[level] || LEVEL_CLASSES[0]);
       if (never) el.classList.add("ae-cov-never");
       el.setAttribute("data-coverage", String(count));
       this.marked.push(el);
+      // Graphviz wraps a shape that has a tooltip in <a xlink:title>: the hover says how often, too.
+      const a = el.querySelector("a");
+      const title = a && a.getAttribute("xlink:title");
+      if (title !== null && title !== undefined && !this.tips.has(a)) {
+        this.tips.set(a, title);
+        a.setAttribute("xlink:title", `${title} · ${never ? `never ${verb}` : `${verb} ${count}×`}`);
+      }
     };
     for (const [id, count] of Object.entries(data.states || {})) {
       const el = this.graph.nodes.get(id);
-      if (el) mark(el, (data.stateLevels || {})[id] || 0, count, count === 0);
+      if (el) mark(el, (data.stateLevels || {})[id] || 0, count, count === 0, "entered");
     }
     for (const [id, count] of Object.entries(data.transitions || {})) {
-      for (const el of this.graph.edges.get(id) || []) mark(el, (data.transitionLevels || {})[id] || 0, count, count === 0);
+      for (const el of this.graph.edges.get(id) || []) mark(el, (data.transitionLevels || {})[id] || 0, count, count === 0, "taken");
     }
     const never = data.neverTaken || [];
     const labels = (this.model.get("graph") || {}).labels || {};

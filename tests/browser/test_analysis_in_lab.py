@@ -91,6 +91,11 @@ def test_coverage_toggle_draws_a_heatmap_with_never_taken_transitions_marked(
     assert root.locator("svg g.edge.ae-cov-never").count() == 3
     never_nodes = root.locator("svg g.node.ae-cov-never text").all_text_contents()
     assert never_nodes == ["H*"]
+    # Hovering says how often: the tooltips of the drawn elements carry the counts while the heatmap is on.
+    tips = root.locator("svg g.edge a").evaluate_all(
+        "els => els.map(a => a.getAttribute('xlink:title'))"
+    )
+    assert "CANCEL · never taken" in tips and "START · taken 1×" in tips
     hot = root.locator("svg g.edge.ae-cov-4").count()
     assert hot >= 5
     dash = root.locator("svg g.edge.ae-cov-never path").first.evaluate(
@@ -115,6 +120,10 @@ def test_coverage_toggle_draws_a_heatmap_with_never_taken_transitions_marked(
         root.locator("svg.ae-svg.ae-coverage").count() == 0
         and root.locator("svg g.ae-cov-never").count() == 0
     )
+    tips = root.locator("svg g.edge a").evaluate_all(
+        "els => els.map(a => a.getAttribute('xlink:title'))"
+    )
+    assert "START" in tips and not any("×" in t for t in tips)
 
 
 def test_search_panel_finds_payloads_and_contexts_and_jumps(
