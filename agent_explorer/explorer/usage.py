@@ -142,9 +142,8 @@ class UsageLedger(Mapping[str, Any]):
         )
         self._state_at = state_at
         self._rows: list[dict[str, Any]] | None = None
-        self.compared: list[
-            UsageLedger
-        ] = []  # branches given to Explorer.usage(compare=...)
+        # The ledgers of the branches given to Explorer.usage(compare=...), for compare() without arguments.
+        self.compared: list[UsageLedger] = []
         self._totals = self._index.totals_at(self.at)
 
     # Mapping: the cumulative totals (same keys as get_usage_from_events)
@@ -172,14 +171,14 @@ class UsageLedger(Mapping[str, Any]):
 
         rows: list[dict[str, Any]] = []
         running: dict[str, float] = {}
-        # Where the request a record pays for completed: the entry caused by that request id (its completion
-        # or decision). The state just before it is the state that was waiting on the model.
+        # Where the request a record pays for completed: the first entry caused by that request id (its
+        # completion or decision). The state just before it is the state that was waiting on the model.
         completed_at: dict[Any, int] = {}
         for i in range(self.at + 1):
             entry = self.entries[i]
             cause = entry.get("causationId")
             if cause is not None and entry["event"].get("type") != USAGE_TYPE:
-                completed_at[cause] = i
+                completed_at.setdefault(cause, i)
         for position in self._index.positions[: self._index.count_at(self.at)]:
             event = self.entries[position]["event"]
             usage = (
