@@ -67,12 +67,18 @@ export class ComposerPanel {
     this.toggle.textContent = open ? "Close" : "Compose event…";
     this.model.send({ kind: "composer", open });
     clearTimeout(this.waiting);
+    this.answered = false;
     if (!open) replace(this.title);
-    else if (!Object.keys(this.model.get("composer") || {}).length) {
+    else {
       replace(this.title, "asking the kernel…");
-      // A static export (to_html) or a dead kernel never answers: say so instead of waiting forever.
+      // A static export (to_html) or a dead kernel never answers: say so instead of waiting forever (an exported
+      // page may carry the composer's last payload, but nothing there can append or move to a branch).
       this.waiting = setTimeout(() => {
-        if (this.open && !Object.keys(this.model.get("composer") || {}).length) replace(this.title, "composing needs a running kernel (this view has none)");
+        if (this.open && !this.answered) {
+          replace(this.title, "composing needs a running kernel (this view has none)");
+          replace(this.choicesEl);
+          replace(this.formEl);
+        }
       }, 3000);
     }
   }
@@ -97,6 +103,7 @@ export class ComposerPanel {
 
   draw(c) {
     if (!this.open) return;
+    this.answered = true;
     c = c || {};
     if (c.error) {
       replace(this.title, c.error);

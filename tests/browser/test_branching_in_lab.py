@@ -165,3 +165,36 @@ def test_the_lineage_beside_the_slider(nb: NotebookPage, tmp_path: Path) -> None
         "at index 8: fork-2 has APPROVE, run has APPROVE"
     )
     expect(root.get_by_test_id("compare")).to_contain_text("approver")
+
+
+def test_a_static_export_shows_lines_and_pending_work_but_composes_nothing(
+    nb: NotebookPage, browser: Any, lab: Lab
+) -> None:
+    """to_html of a branch on view: its lineage and timers are drawn from the page; sending needs a kernel."""
+    from playwright.sync_api import expect
+
+    target = lab.root / "branch.html"
+    out = nb.kernel(f"support.checkout(support.branches()[0], index=7); support.to_html({str(target)!r}); print('ok')")
+    assert out.strip() == "ok", out
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+    refused: list[str] = []
+    context.route(
+        "**/*",
+        lambda route: route.continue_()
+        if route.request.url.startswith(("file://", "blob:"))
+        else (refused.append(route.request.url), route.abort()),
+    )
+    try:
+        page = context.new_page()
+        page.goto(target.as_uri())
+        page.wait_for_selector('.ae-root[data-ready="true"]', timeout=30_000)
+        root = page.locator(".ae-root")
+        expect(root.get_by_test_id("timers")).to_contain_text("4 h")
+        expect(root.get_by_test_id("line-fork-1")).to_have_attribute("aria-current", "true")
+        root.get_by_test_id("composer-toggle").click()
+        expect(root.get_by_test_id("composer-where")).to_have_text(
+            "composing needs a running kernel (this view has none)", timeout=10_000
+        )
+        assert refused == []
+    finally:
+        context.close()
