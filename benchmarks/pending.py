@@ -1,0 +1,80 @@
+"""Owed effects and pending timers at any index, and forking, on the 100,001-entry sample run.
+
+Measures, in one run on `sample_logs/inbox_long.jsonl`:
+- the checkpointed `PendingIndex` (one fold, a ledger copy every 64 entries) against the old derivation
+  (`get_agent_effects` over the whole prefix, what frames did before) at random indices;
+- the one-pass build's time and peak memory over the loaded log;
+- a fork at index 90,000 that shares the parent's Timeline checkpoints, against `fork_event_log` + a new
+  Timeline (the naive way).
+
+    .venv/bin/python benchmarks/pending.py [--picks 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import time
+from pathlib import Path
+
+from agent_explorer import Timeline, fork_event_log, read_log
+from agent_explorer.explorer.branches import Branch
+from agent_explorer.explorer.frames import FrameBuilder, UsageIndex
+from agent_explorer.explorer.pending import PendingIndex
+from agent_explorer.samples import inbox_agent
+
+LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "inbox_long.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--picks", type=int, default=12, help="random indices to time")
+    args = parser.parse_args()
+
+    log = list(read_log(LOG))
+    started = time.perf_counter()
+    timeline = Timeline(inbox_agent, log)
+    print(f"{len(log):,} entries; Timeline build {time.perf_counter() - started:.1f} s")
+
+    base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.perf_counter()
+    index = PendingIndex(inbox_agent, log)
+    index.build()
+    built = time.perf_counter() - started
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss) / 1024
+    print(f"pending index, one pass: {built:.1f} s, +{grown:.0f} MB peak RSS over the loaded log")
+
+    rng = random.Random(5)
+    picks = [rng.randrange(len(log)) for _ in range(args.picks)]
+    checkpointed = []
+    for i in picks:
+        started = time.perf_counter()
+        index.at(i)
+        checkpointed.append(time.perf_counter() - started)
+    frames = FrameBuilder(timeline, log, inbox_agent.definition, UsageIndex([]), inbox_agent)
+    refold = []
+    for i in picks:
+        started = time.perf_counter()
+        frames.effects(i)
+        refold.append(time.perf_counter() - started)
+    print(
+        f"owed effects at a random index: checkpointed median {statistics.median(checkpointed) * 1e3:.2f} ms "
+        f"(max {max(checkpointed) * 1e3:.2f} ms); refold of the prefix median {statistics.median(refold) * 1e3:.0f} ms "
+        f"(max {max(refold) * 1e3:.0f} ms); ratio {statistics.median(refold) / statistics.median(checkpointed):.0f}x"
+    )
+
+    root = Branch.of_run(inbox_agent, log, timeline)
+    started = time.perf_counter()
+    root.fork(90_000)
+    shared = time.perf_counter() - started
+    started = time.perf_counter()
+    Timeline(inbox_agent, fork_event_log(log, 90_000))
+    naive = time.perf_counter() - started
+    print(f"fork at 90,000: shared checkpoints {shared * 1e3:.1f} ms; fork_event_log + new Timeline "
+          f"{naive * 1e3:.0f} ms; ratio {naive / shared:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
