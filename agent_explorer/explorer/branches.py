@@ -16,7 +16,10 @@ from typing import Any
 
 from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from .aio import run_sync
-from .api import api
+from ..canonical import assert_json_serializable, state_hash
+from ..engine import transition_with_trace
+from ..log import create_replay_entry, diff_snapshots
+from ..runtime import parse_agent_event
 from .frames import ReplaySource, open_source, value_text
 from .pending import AFTER_PREFIX, Pending, PendingIndex
 
@@ -76,12 +79,11 @@ def validate_event(
         )
     if event_type.startswith("xstate."):
         return _validate_internal(event_type, event, pending)
-    parsed = api("parse_agent_event")(snapshot if snapshot is not None else machine, dict(event))
+    parsed = parse_agent_event(snapshot if snapshot is not None else machine, dict(event))
     return dict(parsed)
 
 
 def _validate_internal(event_type: str, event: Mapping[str, Any], pending: Pending | None) -> dict[str, Any]:
-    assert_json_serializable = api("assert_json_serializable")
     where = f"after index {pending.index}" if pending is not None else "here"
     if event_type.startswith((DONE_PREFIX, ERROR_PREFIX)):
         done = event_type.startswith(DONE_PREFIX)
@@ -311,8 +313,6 @@ class Branch:
                 "the recorded run is never appended to; fork it first: explorer.fork(at=...).append(event)",
                 code="invalid-argument",
             )
-        transition_with_trace = api("transition_with_trace")
-        create_replay_entry, state_hash = api("create_replay_entry"), api("state_hash")
         before = self.snapshot
         pending = self.pending()
         parsed = validate_event(self.machine, before, event, pending)
@@ -554,7 +554,6 @@ def compare_timelines(
     Entries shared verbatim (same id and event) fold to the same state, so the walk skips them without
     replaying; from the first differing entry on it compares persisted snapshots.
     """
-    diff_snapshots = api("diff_snapshots")
     common = min(len(a_entries), len(b_entries))
     start = 0
     while start < common and _same_entry(a_entries[start], b_entries[start]):

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import AgentError
 from ..runtime.parse import event_schemas
-from .api import api, jsonable
+from ..engine import transition_with_trace
+from .api import jsonable
 from .branches import validate_event
 from .frames import value_text
 from .pending import Pending
@@ -191,7 +192,6 @@ def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) ->
         parsed = validate_event(machine, snapshot, event, pending)
     except AgentError as error:
         return {"ok": False, "error": error.message, "fields": list(getattr(error, "fields", None) or [])}
-    transition_with_trace = api("transition_with_trace")
     try:
         after, _, trace = transition_with_trace(machine, snapshot, parsed)
     except Exception as error:  # noqa: BLE001 - an action raising is what the user needs to see

@@ -12,7 +12,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import AgentError
-from .api import api, jsonable
+from ..engine import initial_transition, transition
+from ..log import Timeline, diff_snapshots
+from ..runtime import get_agent_effects
+from .api import jsonable
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
 from .verification import VerificationSummary
@@ -23,7 +26,6 @@ __all__ = [
     "ReplaySource",
     "UsageIndex",
     "VerificationSummary",
-    "api",
     "open_source",
     "path_segments",
     "value_text",
@@ -61,7 +63,7 @@ def open_source(
     machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any
 ) -> ReplaySource:
     """The checkpointed Timeline over `entries` (options go to `Timeline`, e.g. `lazy=True`)."""
-    return api("Timeline")(machine, list(entries), **options)  # type: ignore[no-any-return]
+    return Timeline(machine, list(entries), **options)  # type: ignore[no-any-return]
 
 
 def path_segments(path: Any) -> list[str | int]:
@@ -215,12 +217,8 @@ class FrameBuilder:
         """What the host owes after entry `index` (requests to run, timers to arm), as small dicts.
 
         The runtime's `get_agent_effects` over the snapshot, the actions of entry `index`'s transition and
-        the journal up to it; None when no runtime is installed. Pure: nothing executes.
+        the journal up to it. Pure: nothing executes.
         """
-        try:
-            get_agent_effects = api("get_agent_effects")
-        except AgentError:
-            return None
         try:
             machine = self.machine
             event = self.entries[index]["event"]
@@ -229,11 +227,11 @@ class FrameBuilder:
                 if (
                     event.get("snapshot") is None
                 ):  # a restored snapshot owes only what its children owe
-                    _, actions = api("initial_transition")(
+                    _, actions = initial_transition(
                         machine, input=event.get("input")
                     )
             elif event.get("type") != USAGE_TYPE:
-                _, actions = api("transition")(
+                _, actions = transition(
                     machine, self.source.state_at(index - 1), event
                 )
             owed = get_agent_effects(
@@ -312,7 +310,6 @@ class FrameBuilder:
     ) -> list[list[str | int]]:
         if index == 0:
             return []
-        diff_snapshots = api("diff_snapshots")
         try:
             before = self.source.persisted_at(index - 1)
         except Exception:  # noqa: BLE001 - no previous state, nothing to compare
