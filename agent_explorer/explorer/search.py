@@ -414,6 +414,11 @@ def search_page(
     }
 
 
+def hit_ranges(hits: Sequence[SearchHit], cap: int = 500) -> list[list[int]]:
+    """`[[index, until], ...]` of the hits that span indices (a context holding its match): drawn as bars."""
+    return [[hit.index, hit.until] for hit in hits if hit.until > hit.index][:cap]
+
+
 def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
     """Indices to mark on the slider track: every hit's start, evenly thinned to `cap` when there are more."""
     indices = sorted({hit.index for hit in hits})
@@ -448,7 +453,11 @@ def explorer_search(
         return hits
     ex.search_hits = hits
     ex.search_results = search_page(hits, query)
-    ex.marks = {**ex.marks, "hits": hit_marks(hits, mark) if mark else []}
+    ex.marks = {
+        **ex.marks,
+        "hits": hit_marks(hits, mark) if mark else [],
+        "hitRanges": hit_ranges(hits) if mark else [],
+    }
     return hits
 
 
@@ -470,7 +479,7 @@ def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
     if not text:
         ex.search_hits = []
         ex.search_results = {}
-        ex.marks = {**ex.marks, "hits": []}
+        ex.marks = {**ex.marks, "hits": [], "hitRanges": []}
         return
     query = SearchQuery(
         text,

@@ -179,6 +179,7 @@ function render({ model, el }) {
     for (const [a, b] of v.ranges || []) {
       items.push(h("span", { class: "ae-mark divergent", style: `left:${(a / n) * 100}%;width:max(2px, ${((b - a) / n) * 100}%)`, title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` }));
     }
+    for (const [a, b] of marks.hitRanges || []) items.push(h("span", { class: "ae-mark hit-range", style: `left:${(a / n) * 100}%;width:max(2px, ${((b - a) / n) * 100}%)`, title: `context matches: ${a}–${b}` }));
     for (const i of marks.hits || []) items.push(h("span", { class: "ae-mark hit", style: `left:${(i / n) * 100}%`, title: `search hit: ${i}` }));
     for (const f of marks.forks || []) items.push(h("span", { class: "ae-mark fork", style: `left:${(f / n) * 100}%`, title: `fork after ${f}` }));
     replace(track, items);

@@ -144,6 +144,10 @@ def test_search_panel_finds_payloads_and_contexts_and_jumps(
     assert root.get_by_test_id("search-hits").locator("img").count() == 0
     assert "<img src=x onerror=alert(1)>" in texts[0]
     assert root.locator(".ae-track .ae-mark.hit").count() == 1
+    assert (
+        root.locator(".ae-track .ae-mark.hit-range").get_attribute("title")
+        == "context matches: 1–8"
+    )
     hits.nth(1).click()
     wait_position(nb.page, root, 1)
     # A search run from Python shows its query and hits in the same panel.

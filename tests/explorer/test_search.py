@@ -52,6 +52,9 @@ def test_event_hits_are_indices_with_where_path_and_text(
         "context.notes[0]",
         8,
     )
+    assert ex.marks["hits"] == [1] and ex.marks["hitRanges"] == [
+        [1, 8]
+    ]  # the context hit is a bar
     ex.index = hits[0]  # a hit is an int: it moves the cursor
     assert ex.frame["index"] == 1
 
