@@ -23,11 +23,11 @@ from .aio import run_sync
 from .api import api, jsonable
 from .branches import Branch, BranchComparison, Lineage, adopt_thread, compare_timelines, validate_event
 from .composer import composer_payload, dry_run
-from .pending import Pending, PendingFrames
-from .frames import FrameBuilder, ReplaySource, open_source
-from .graph import build_graph
 from .coverage import explorer_coverage
 from .export import export_html
+from .frames import FrameBuilder, ReplaySource, open_source
+from .graph import build_graph
+from .pending import Pending, PendingFrames
 from .search import SearchHit, SearchQuery, explorer_search, on_search_message
 from .table import EventTable
 from .usage import UsageIndex, UsageLedger, explorer_usage
@@ -351,8 +351,8 @@ class Explorer(anywidget.AnyWidget):
     def _mark_hits(self, hits: list[int] | None, cap: int = 2_000) -> None:
         """Filter / search hits as marks on the slider track (none when nothing is filtered)."""
         marked = [] if hits is None else hits[:cap]
-        if marked != self.marks.get("hits", []):
-            self.marks = {**self.marks, "hits": marked}
+        if marked != self.marks.get("hits", []) or self.marks.get("hitRanges"):
+            self.marks = {**self.marks, "hits": marked, "hitRanges": []}
 
     # -- verification and the machine comparison ---------------------------------------------------------
 
@@ -588,7 +588,9 @@ class Explorer(anywidget.AnyWidget):
             self.usage_series = self._usage.series()
             self.table = self._table.page(0, self._page_size)
             self.comparison = {}
-            self.marks = {**self.marks, "hits": []}  # hits were indices of the line left
+            self.marks = {**self.marks, "hits": [], "hitRanges": []}  # hits were indices of the line left
+            self.search_results = {}  # so were the search's
+            self.search_hits: list[SearchHit] = []
             saved = getattr(self, "_root_verification", None)
             if line is self._root and saved is not None:
                 self._set_verification(*saved)
