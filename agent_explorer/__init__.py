@@ -14,25 +14,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-# The log layer first: importing it binds the subpackage as attribute `log`, which the engine's `log`
-# action creator below then takes over (API.md §1 names `log` as an action creator).
-from .log import (
-    Timeline,
-    assert_agent_log_entry,
-    assert_json_serializable,
-    compare_machines,
-    create_replay_entry,
-    diff_snapshots,
-    fork_event_log,
-    get_log_execution_id,
-    get_usage_from_events,
-    init_entry,
-    read_log,
-    replay,
-    state_hash,
-    verify_log,
-    write_log,
-)
 from .engine import (
     and_,
     assign,
@@ -64,6 +45,26 @@ from .errors import (
     AgentStoreError,
     MachineConfigError,
     NonSerializableAgentEventError,
+)
+
+# The log layer first: importing it binds the subpackage as attribute `log`, which the engine's `log`
+# action creator below then takes over (API.md §1 names `log` as an action creator).
+from .log import (
+    Timeline,
+    assert_agent_log_entry,
+    assert_json_serializable,
+    compare_machines,
+    create_replay_entry,
+    diff_snapshots,
+    fork_event_log,
+    get_log_execution_id,
+    get_usage_from_events,
+    init_entry,
+    read_log,
+    replay,
+    state_hash,
+    verify_log,
+    write_log,
 )
 from .runtime import (
     ScriptedModel,

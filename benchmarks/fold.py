@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import (
     assign,
     from_promise,
@@ -34,7 +35,6 @@ from agent_explorer.engine import (
     setup,
     transition,
 )
-from agent_explorer.canonical.jcs import state_hash
 
 CAP = 20
 

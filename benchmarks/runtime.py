@@ -17,6 +17,8 @@ from typing import Any
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
+from runtime.machines import FULL_INPUT, USAGE, approval_machine, full_machine
+
 from agent_explorer.runtime import ScriptedModel, parse_agent_event, run_agent
 from agent_explorer.runtime import effects as effects_module
 from agent_explorer.steps import (
@@ -27,8 +29,6 @@ from agent_explorer.steps import (
     transition,
 )
 from agent_explorer.stores import SqliteEventLogStore, create_in_memory_event_log_store
-
-from runtime.machines import FULL_INPUT, USAGE, approval_machine, full_machine
 
 
 def fast_full_model() -> ScriptedModel:

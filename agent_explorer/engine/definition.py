@@ -30,10 +30,9 @@ structural hash is JCS canonical JSON + SHA-256, equal to the log's `state_hash`
 
 from __future__ import annotations
 
-from ..canonical.jcs import state_hash
-
 from typing import TYPE_CHECKING, Any
 
+from ..canonical.jcs import state_hash
 from ._util import UNDEFINED, callable_name, describe_value
 from .guards import describe_guard
 

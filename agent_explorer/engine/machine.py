@@ -326,7 +326,7 @@ class Machine:
         impl = self.implementations
         for node in self.id_map.values():
             where = f"#{node.id}"
-            for i, inv in enumerate(node.invoke):
+            for inv in node.invoke:
                 if inv.logic is not None:
                     self._inline_actors[inv.src] = inv.logic
                 elif inv.src not in impl.actors:

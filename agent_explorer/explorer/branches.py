@@ -14,12 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
-from .aio import run_sync
 from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
+from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from ..log import create_replay_entry, diff_snapshots
 from ..runtime import parse_agent_event
+from .aio import run_sync
 from .frames import ReplaySource, open_source, value_text
 from .pending import AFTER_PREFIX, Pending, PendingIndex
 
@@ -383,7 +383,7 @@ def common_prefix(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
     """How many leading entries two logs share verbatim (same id and event): `store.fork` copies entries as
     they are, so a thread forked from another shares exactly its fork prefix with it."""
     n = 0
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=False):  # logs of different lengths: the shorter bounds the prefix
         if not _same_entry(x, y):
             break
         n += 1

@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..engine import transition_with_trace
 from ..errors import AgentError
 from ..runtime.parse import event_schemas
-from ..engine import transition_with_trace
-from .api import jsonable
 from .branches import validate_event
 from .frames import value_text
 from .pending import Pending
+from .wire import jsonable
 
 __all__ = ["EventChoice", "FieldSpec", "choices_at", "composer_payload", "dry_run"]
 

@@ -11,14 +11,13 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..errors import AgentError
 from ..engine import initial_transition, transition
 from ..log import Timeline, diff_snapshots
 from ..runtime import get_agent_effects
-from .api import jsonable
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
 from .verification import VerificationSummary
+from .wire import jsonable
 
 __all__ = [
     "USAGE_TYPE",

@@ -11,7 +11,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .api import api
+from ..log import get_usage_from_events
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 
@@ -53,7 +53,7 @@ class UsageIndex:
                 event = entry.get("event") if isinstance(entry, Mapping) else None
                 if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
                     self.positions.append(i)
-        self._fold = api("get_usage_from_events") if self.positions else None
+        self._fold = get_usage_from_events if self.positions else None
         # checkpoints[j] = totals of the first j * every usage records
         self._checkpoints: list[dict[str, Any]] = [{}]
         for start in range(0, len(self.positions) - every + 1, every):

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .api import jsonable
+from .wire import jsonable
 
 __all__ = ["VerificationSummary"]
 

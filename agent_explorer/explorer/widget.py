@@ -19,9 +19,9 @@ import anywidget
 import traitlets
 
 from ..errors import AgentError, AgentMachineVersionMismatchError
+from ..log import compare_machines, verify_log
 from .aio import run_sync
-from .api import api, jsonable
-from .branches import Branch, BranchComparison, Lineage, adopt_thread, compare_timelines, validate_event
+from .branches import Branch, BranchComparison, Lineage, adopt_thread, validate_event
 from .composer import composer_payload, dry_run
 from .coverage import explorer_coverage
 from .export import export_html
@@ -32,6 +32,7 @@ from .search import SearchHit, SearchQuery, explorer_search, on_search_message
 from .table import EventTable
 from .usage import UsageIndex, UsageLedger, explorer_usage
 from .verification import VerificationSummary
+from .wire import jsonable
 
 __all__ = ["STATIC_DIR", "Explorer"]
 
@@ -431,7 +432,6 @@ class Explorer(anywidget.AnyWidget):
 
     def _verify(self, check: bool = True) -> None:
         """`verify_log` (when `check`) and, with `compare_with`, `compare_machines`; then publish both."""
-        compare_machines, verify_log = api("compare_machines"), api("verify_log")
         try:
             summary = (
                 VerificationSummary.from_report(
@@ -647,7 +647,7 @@ class Explorer(anywidget.AnyWidget):
             thread = getattr(info, "thread_id", info)
             if thread == self._root.thread_id or any(b.thread_id == thread for b in self._root.descendants()):
                 continue
-            head = run_sync(lambda: self.store.read(thread, 0, 1))
+            head = run_sync(lambda thread=thread: self.store.read(thread, 0, 1))
             if head and head[0].get("id") == first:
                 found.append(self.add_thread(thread))
         return found

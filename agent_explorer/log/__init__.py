@@ -6,6 +6,8 @@ and nothing here imports the stores, the runtime or the explorer.
 
 from __future__ import annotations
 
+from ..canonical.jcs import canonical_json, state_hash
+from ..canonical.strict import assert_json_serializable
 from .diff import Change, MachineComparison, compare_machines, diff_snapshots
 from .entries import (
     INIT_EVENT_TYPE,
@@ -18,8 +20,6 @@ from .entries import (
     normalize_error,
 )
 from .files import iter_log, read_log, write_log
-from ..canonical.jcs import canonical_json, state_hash
-from ..canonical.strict import assert_json_serializable
 from .replay import ReplayResult, replay
 from .snapshot_cache import ResumeResult, persist_snapshot, resume_state
 from .timeline import Timeline

@@ -17,13 +17,13 @@ from typing import Any, Final, NoReturn, Protocol
 
 import orjson
 
+from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.strict import assert_json_serializable
 from agent_explorer.errors import (
     AgentError,
     AgentLogFormatError,
     NonSerializableAgentEventError,
 )
-from agent_explorer.canonical.jcs import state_hash
-from agent_explorer.canonical.strict import assert_json_serializable
 
 __all__ = [
     "ENTRY_KEYS",

@@ -26,6 +26,7 @@ import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from ..canonical.jcs import state_hash
 from ..engine import initial_transition, transition
 from ..errors import (
     AgentError,
@@ -34,7 +35,6 @@ from ..errors import (
     AgentReplayDivergenceError,
 )
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, assert_agent_log_entry
-from ..canonical.jcs import state_hash
 
 __all__ = [
     "EffectsProvider",

@@ -13,10 +13,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentError, AgentSnapshotDivergedError
 from .entries import USAGE_EVENT_TYPE
-from ..canonical.jcs import state_hash
 from .replay import ReplayResult, replay, require_init_entry, seed, strip_agent_meta
 
 __all__ = [

@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import math
 import threading
-from functools import partial
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any
 
 import orjson
 
+from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentError, AgentLogFormatError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
-from ..canonical.jcs import state_hash
 from .replay import (
     check_entry_machine,
     find_effects_provider,

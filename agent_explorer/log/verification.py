@@ -17,10 +17,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentReplayDivergenceError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
-from ..canonical.jcs import state_hash
 from .replay import check_entry_machine, require_init_entry, seed
 
 __all__ = ["Divergence", "DivergenceKind", "VerificationReport", "verify_log"]

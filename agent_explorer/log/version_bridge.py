@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
 from .entries import init_entry
-from ..canonical.jcs import state_hash
 from .replay import require_init_entry, strip_agent_meta
 
 __all__ = ["bridge_version", "segment_version"]

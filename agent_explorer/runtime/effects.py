@@ -542,7 +542,7 @@ class _Fold:
         comparisons (cheap next to a transition), so an entry edited or swapped in place refolds."""
         if self.machine is not machine or len(source) < len(self.items):
             return False
-        return all(a is b for a, b in zip(self.items, source))
+        return all(a is b for a, b in zip(self.items, source, strict=False))
 
 
 # Hosts call get_agent_effects once per step with a growing journal, and a timeline asks for

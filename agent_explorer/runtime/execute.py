@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import AgentError
 from ..canonical.strict import assert_json_serializable
+from ..errors import AgentError
 from .decisions import resolve_decision_detailed
 from .effects import AgentEffect
 from .executors import TextResult, collect_stream, maybe_await, normalize_text_result

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import AgentError, AgentInvalidEventPayloadError
 from ..canonical.strict import assert_json_serializable
+from ..errors import AgentError, AgentInvalidEventPayloadError
 
 __all__ = ["RESERVED_PREFIXES", "event_schemas", "machine_of", "parse_agent_event"]
 

@@ -179,7 +179,7 @@ async def _load_log(
                 "resume from the store, or re-read the thread."
             ),
         )
-    for index, (mine, theirs) in enumerate(zip(given, stored)):
+    for index, (mine, theirs) in enumerate(zip(given, stored, strict=True)):
         if not _same_entry(mine, theirs):
             raise AgentError(
                 f"Entry {index} of the given events (id {mine.get('id')!r}) differs from entry {index} "
@@ -285,7 +285,7 @@ class _Run:
         """Cancel in-flight work no longer owed; return the owed effects not yet started."""
         owed = self.owed_now()
         owed_ids = {e.request_id for e in owed}
-        for request_id, (effect, task) in list(self.inflight.items()):
+        for request_id, (_effect, task) in list(self.inflight.items()):
             if request_id not in owed_ids:
                 task.cancel()
                 del self.inflight[request_id]
@@ -506,8 +506,8 @@ def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) 
     `verification.stateHash` (one hash, not one per entry: a resume needs the end state to be the
     recorded one). On a mismatch, or with no hash at the tail, replay verifies every entry and
     raises `AgentReplayDivergenceError` naming the first divergent one."""
-    from ..errors import AgentReplayDivergenceError
     from ..canonical.jcs import state_hash
+    from ..errors import AgentReplayDivergenceError
     from ..log.replay import replay
 
     tail = log[-1]

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.engine import assign, from_promise, initial_transition, not_, setup
 from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.engine import assign, from_promise, initial_transition, not_, setup
 
 
 async def _task(input: Any = None) -> Any:

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import test_fuzz_against_xstate as fuzz
 
+from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.errors import AgentError
-from agent_explorer.canonical.jcs import state_hash
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.strict import assert_json_serializable
 from agent_explorer.errors import (
     AgentError,
     AgentLogFormatError,
@@ -28,8 +30,6 @@ from agent_explorer.log.entries import (
     init_entry,
     normalize_error,
 )
-from agent_explorer.canonical.jcs import state_hash
-from agent_explorer.canonical.strict import assert_json_serializable
 
 from .conftest import (
     StandInMachine,

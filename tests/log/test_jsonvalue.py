@@ -15,7 +15,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_explorer.errors import AgentError, NonSerializableAgentEventError
 from agent_explorer.canonical.strict import (
     MAX_SAFE_INTEGER,
     NEEDS_NUMBER_FORMATTING,
@@ -23,6 +22,7 @@ from agent_explorer.canonical.strict import (
     assert_json_serializable,
     json_flags,
 )
+from agent_explorer.errors import AgentError, NonSerializableAgentEventError
 
 
 class Color(enum.Enum):

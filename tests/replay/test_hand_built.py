@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import assign, setup
 from agent_explorer.errors import AgentReplayDivergenceError
-from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.log.replay import replay
 from agent_explorer.log.timeline import Timeline
 from agent_explorer.log.verification import verify_log

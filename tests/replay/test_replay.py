@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.errors import (
     AgentError,
     AgentLogFormatError,
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.log.replay import replay
 
 from .machines import APPROVE, agent_machine, ask, drafted, live_states, looked_up, record, usage

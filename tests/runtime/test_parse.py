@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_explorer.canonical.strict import assert_json_serializable
 from agent_explorer.engine import initial_transition
 from agent_explorer.errors import AgentInvalidEventPayloadError
-from agent_explorer.canonical.strict import assert_json_serializable
 from agent_explorer.runtime import parse_agent_event
 
 from .machines import approval_machine
