@@ -234,11 +234,14 @@ class Explorer(anywidget.AnyWidget):
             loop = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
-        if loop is None:
+        from_browser = "index" in getattr(self, "_property_lock", {})
+        if loop is None or not from_browser:
+            # Set from Python (`ex.index = 42`): the frame is current when the statement returns, so a
+            # cell that reads it, or a notebook saved with widget state right after, sees the new state.
             self._flush_frame()
         elif not self._scheduled:
-            # In a kernel, slider moves arrive as a burst of comm messages; building the frame on the next
-            # loop turn answers only the newest of them (the ones in between were superseded).
+            # From the browser, slider moves arrive as a burst of comm messages; building the frame on the
+            # next loop turn answers only the newest of them (the ones in between were superseded).
             self._scheduled = True
             loop.call_soon(self._flush_frame)
 

@@ -269,11 +269,20 @@ async def test_in_a_running_loop_only_the_newest_index_is_built(
     built: list[int] = []
     real = ex._frames.build
     monkeypatch.setattr(ex._frames, "build", lambda i: built.append(i) or real(i))
-    for i in (1, 2, 3, 4, 5):  # a burst of slider messages
-        ex.index = i
+    for i in (1, 2, 3, 4, 5):  # a burst of slider messages, applied as ipywidgets applies browser state
+        ex.set_state({"index": i})
     assert built == [] and ex.frame["index"] == 0
     await asyncio.sleep(0)
     assert built == [5] and ex.frame["index"] == 5
+
+
+async def test_in_a_running_loop_an_index_set_from_python_is_current_at_once(
+    machine: Any, entries: list[dict[str, Any]]
+) -> None:
+    # A notebook cell (`ex.index = 3`) reads the frame, or saves widget state, before the loop turns.
+    ex = Explorer(machine, entries)
+    ex.index = 3
+    assert ex.frame["index"] == 3 and ex.snapshot is not None
 
 
 def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> None:
