@@ -332,7 +332,8 @@ def explorer_coverage(
     elif logs is not None:
         cov = coverage_of(machine, logs)
     else:
-        cov = coverage_of(machine, [ex.entries, *(b.entries for b in ex.branches())])
+        # Every line once (the recording and each branch), whichever one the view has checked out.
+        cov = coverage_of(machine, [line.entries for line in ex.branches().lines()])
     ex.coverage_data = {
         **cov.to_json(),
         "source": "store"

@@ -184,3 +184,19 @@ def test_trace_of_an_eventless_chain_counts_each_always_step() -> None:
     assert cov.states["c.d"] == 2 and cov.states["c.a"] == 2
     _, _, trace = transition_with_trace(chain, snapshot, {"type": "BACK"})
     assert trace[0]["transitions"] == ["#c.d:on:BACK:0"]
+
+
+def test_coverage_counts_every_line_once_whichever_is_checked_out() -> None:
+    """With a branch on view, the recording still counts and the viewed branch is not counted twice."""
+    from pathlib import Path
+
+    from agent_explorer import Explorer, read_log
+    from agent_explorer.samples import support_agent
+
+    entries = read_log(Path(__file__).resolve().parents[2] / "sample_logs" / "support_clean.jsonl")
+    ex = Explorer(support_agent, entries)
+    branch = ex.fork(at=len(entries) - 2)
+    before = ex.coverage()
+    ex.checkout(branch)
+    after = ex.coverage()
+    assert before.equals(after)
