@@ -100,6 +100,16 @@ def load_entries(source: LogSource, *, on_truncated: str = "error") -> list[dict
     return run_sync(_with_store(source.store_url, read))
 
 
+async def _require_empty_thread(store: Any, dest: LogSource) -> None:
+    """Imports start new threads: appending a copy onto an existing log would splice two runs."""
+    length = await store.length(dest.thread_id)
+    if length:
+        raise AgentError(
+            f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; import into a new thread id",
+            code="thread-not-empty",
+        )
+
+
 def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
     """Write a whole log to a new file or an empty store thread; never overwrites what exists."""
     if not dest.is_store:
@@ -112,13 +122,7 @@ def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
         return len(entries)
 
     async def write(store: Any) -> int:
-        length = await store.length(dest.thread_id)
-        if length:
-            raise AgentError(
-                f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; "
-                "import into a new thread id",
-                code="thread-not-empty",
-            )
+        await _require_empty_thread(store, dest)
         return int(await store.append(thread_id=dest.thread_id, expected_index=0, entries=entries))
 
     assert dest.store_url is not None
@@ -154,13 +158,7 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
             raise AgentError(f"no such log file: {source.path}", code="file-not-found")
 
         async def into(store: Any) -> int:
-            length = await store.length(dest.thread_id)
-            if length:
-                raise AgentError(
-                    f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; "
-                    "import into a new thread id",
-                    code="thread-not-empty",
-                )
+            await _require_empty_thread(store, dest)
             return int(await import_thread_jsonl(store, dest.thread_id or "", source.path))
 
         return int(run_sync(_with_store(dest.store_url or "", into, must_exist=False)))

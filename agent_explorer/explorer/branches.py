@@ -561,7 +561,7 @@ def compare_timelines(
     for i in range(start, common):
         before, after = a_source.persisted_at(i), b_source.persisted_at(i)
         if before != after:
-            changes = [_change_json(c) for c in diff_snapshots(before, after)]
+            changes = [c.to_dict() for c in diff_snapshots(before, after)]
             return BranchComparison(
                 i, changes, len(a_entries), len(b_entries), forked_at, "states differ",
                 _event(a_entries, i), _event(b_entries, i),
@@ -588,17 +588,3 @@ def _event(entries: Sequence[Mapping[str, Any]], index: int) -> dict[str, Any] |
 
 def _same_entry(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     return a is b or (a.get("id") == b.get("id") and a.get("event") == b.get("event"))
-
-
-def _change_json(change: Any) -> dict[str, Any]:
-    if isinstance(change, Mapping):
-        return {
-            "path": change.get("path"),
-            "before": change.get("before"),
-            "after": change.get("after"),
-        }
-    return {
-        "path": getattr(change, "path", None),
-        "before": getattr(change, "before", None),
-        "after": getattr(change, "after", None),
-    }

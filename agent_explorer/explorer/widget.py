@@ -460,7 +460,7 @@ class Explorer(anywidget.AnyWidget):
                 )
                 comparison = {
                     "index": result.index,
-                    "diff": jsonable([_change(c) for c in (result.diff or [])][:200]),
+                    "diff": jsonable([c.to_dict() for c in (result.diff or [])][:200]),
                 }
             except Exception as error:  # noqa: BLE001
                 comparison = {
@@ -753,17 +753,3 @@ class Explorer(anywidget.AnyWidget):
         get_usage_from_events), `.to_pandas()` / `.by_model()` / `.by_state()` / `.compare()` as tables;
         `compare=` branches are drawn beside this run in the usage panel."""
         return explorer_usage(self, at, compare)
-
-
-def _change(change: Any) -> dict[str, Any]:
-    if isinstance(change, Mapping):
-        return {
-            "path": change.get("path"),
-            "before": change.get("before"),
-            "after": change.get("after"),
-        }
-    return {
-        "path": getattr(change, "path", None),
-        "before": getattr(change, "before", None),
-        "after": getattr(change, "after", None),
-    }
