@@ -81,6 +81,9 @@ class AgentEventLogConflictError(AgentError):
     """A writer's expected_index is not the thread's length: another writer got there first."""
 
     code = "event-log-conflict"
+    thread_id: str
+    expected_index: int
+    actual_length: int
 
     def __init__(
         self,
@@ -111,6 +114,12 @@ class AgentReplayDivergenceError(AgentError):
     """Replay derived a different state than the one the log recorded (or, strict, no hash)."""
 
     code = "replay-divergence"
+    event_id: str | None
+    index: int
+    kind: str
+    expected_hash: str | None
+    actual_hash: str | None
+    event: Any
 
     def __init__(
         self,
@@ -156,6 +165,7 @@ class NonSerializableAgentEventError(AgentError):
     """A value is not strict JSON; `path` names where (e.g. `event.items[3].when`)."""
 
     code = "non-serializable"
+    path: str
 
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(message, path=path)
@@ -165,6 +175,10 @@ class AgentLogFormatError(AgentError):
     """A log file or entry is malformed; `line` is 1-based where known."""
 
     code = "log-format"
+    line: int | None
+    truncated: bool
+    valid_entries: int | None
+    index: int | None
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import AgentError
 
@@ -77,7 +77,7 @@ async def _with_store(url: str, fn: Any, *, must_exist: bool = True) -> Any:
             await close()
 
 
-def load_entries(source: LogSource, *, on_truncated: str = "error") -> list[dict[str, Any]]:
+def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = "error") -> list[dict[str, Any]]:
     """Read every entry of a file or a store thread (a missing thread is an error, not an empty log)."""
     if not source.is_store:
         from ..log.files import read_log
@@ -153,13 +153,14 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
         return int(run_sync(_with_store(
             source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", dest.path))))
     if dest.is_store and jsonl(source.path):
-        assert source.path is not None
-        if not source.path.exists():
-            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+        path = source.path
+        assert path is not None
+        if not path.exists():
+            raise AgentError(f"no such log file: {path}", code="file-not-found")
 
         async def into(store: Any) -> int:
             await _require_empty_thread(store, dest)
-            return int(await import_thread_jsonl(store, dest.thread_id or "", source.path))
+            return int(await import_thread_jsonl(store, dest.thread_id or "", path))
 
         return int(run_sync(_with_store(dest.store_url or "", into, must_exist=False)))
     return save_entries(dest, load_entries(source))

@@ -220,6 +220,8 @@ class FrameBuilder:
         """
         try:
             machine = self.machine
+            if machine is None:
+                return None
             event = self.entries[index]["event"]
             actions: Any = []
             if index == 0:

@@ -12,6 +12,7 @@ import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -650,7 +651,7 @@ class Explorer(anywidget.AnyWidget):
             thread = getattr(info, "thread_id", info)
             if thread == self._root.thread_id or any(b.thread_id == thread for b in self._root.descendants()):
                 continue
-            head = run_sync(lambda thread=thread: self.store.read(thread, 0, 1))
+            head = run_sync(partial(self.store.read, thread, 0, 1))
             if head and head[0].get("id") == first:
                 found.append(self.add_thread(thread))
         return found
