@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from ..errors import AgentError
+
+T = TypeVar("T")
 
 STORE_SCHEMES = ("sqlite:", "postgresql:", "postgres:", "memory:")
 
@@ -45,7 +48,7 @@ def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
     return LogSource(path=Path(text))
 
 
-def run_sync(coro: Any) -> Any:
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coro)
 
 
@@ -59,7 +62,7 @@ def _require_existing_sqlite_file(url: str) -> None:
             raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
 
 
-async def _with_store(url: str, fn: Any, *, must_exist: bool = True) -> Any:
+async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], *, must_exist: bool = True) -> T:
     from ..stores.urls import open_store
 
     if must_exist:
@@ -147,11 +150,12 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
 
         return run_sync(between_stores())
     if source.is_store and jsonl(dest.path):
-        assert dest.path is not None
-        if dest.path.exists():
-            raise AgentError(f"{dest.path} already exists; choose another file name", code="file-exists")
+        target = dest.path
+        assert target is not None
+        if target.exists():
+            raise AgentError(f"{target} already exists; choose another file name", code="file-exists")
         return int(run_sync(_with_store(
-            source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", dest.path))))
+            source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", target))))
     if dest.is_store and jsonl(source.path):
         path = source.path
         assert path is not None

@@ -477,7 +477,7 @@ class Lineage(list[Branch]):
         return [self.root, *self]
 
     def to_pandas(self) -> Any:
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
 
         return pd.DataFrame(
             [b.to_row() for b in self.lines()],

@@ -128,7 +128,7 @@ class Coverage:
 
         `share` is the count over the most frequent of its kind (1.0 = the hottest), the heatmap's scale.
         """
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
 
         rows: list[dict[str, Any]] = []
         for node in iter_nodes(self.definition):

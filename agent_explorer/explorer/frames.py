@@ -62,7 +62,7 @@ def open_source(
     machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any
 ) -> ReplaySource:
     """The checkpointed Timeline over `entries` (options go to `Timeline`, e.g. `lazy=True`)."""
-    return Timeline(machine, list(entries), **options)  # type: ignore[no-any-return]
+    return Timeline(machine, list(entries), **options)
 
 
 def path_segments(path: Any) -> list[str | int]:

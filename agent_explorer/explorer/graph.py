@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import graphviz  # type: ignore[import-untyped]
+import graphviz
 
 __all__ = [
     "StatechartGraph",

@@ -114,7 +114,7 @@ class Pending:
 
     def to_pandas(self) -> Any:
         """One row per owed effect: kind, site, request id, and for timers the event and delay."""
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
 
         return pd.DataFrame(
             [effect_json(e) | {"event": (e.event or {}).get("type"), "delay": e.delay} for e in self.owed],

@@ -115,7 +115,7 @@ class SearchHits(list[SearchHit]):
 
     def to_pandas(self) -> Any:
         """One row per hit: `index, until, where, path, text`."""
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
 
         return pd.DataFrame(
             [hit.to_json() for hit in self],

@@ -223,7 +223,7 @@ class UsageLedger(Mapping[str, Any]):
         return rows
 
     def to_pandas(self) -> Any:
-        import pandas as pd  # type: ignore[import-untyped]
+        import pandas as pd
 
         frame = pd.DataFrame(self.rows())
         if frame.empty:

@@ -129,7 +129,7 @@ class VerificationReport:
 
     def to_pandas(self) -> Any:
         """A `pandas.DataFrame`, one row per divergence (index, event_id, event_type, kind, hashes, message)."""
-        import pandas as pd  # type: ignore[import-untyped]  # lazy: the log layer must not need pandas
+        import pandas as pd  # lazy: the log layer must not need pandas
 
         columns = ["index", "event_id", "event_type", "kind", "expected_hash", "actual_hash", "message"]
         return pd.DataFrame([divergence.to_dict() for divergence in self.divergences], columns=columns)

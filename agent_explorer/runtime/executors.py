@@ -197,7 +197,7 @@ def prompt_key(prompt: Any) -> str:
     if isinstance(prompt, Sequence) and prompt:
         last = prompt[-1]
         if isinstance(last, Mapping) and isinstance(last.get("content"), str):
-            return last["content"]
+            return str(last["content"])
     return json.dumps(prompt, sort_keys=True, default=str)
 
 

@@ -195,7 +195,8 @@ async def _load_log(
 def _persisted_of(machine: Any, snapshot: Any) -> dict[str, Any]:
     if isinstance(snapshot, Mapping):
         return {k: v for k, v in snapshot.items() if k != "agentMeta"}
-    return machine.get_persisted_snapshot(snapshot)
+    persisted: dict[str, Any] = machine.get_persisted_snapshot(snapshot)
+    return persisted
 
 
 class _Run:
