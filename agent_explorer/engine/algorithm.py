@@ -308,34 +308,21 @@ def select_eventless_transitions(snapshot: Snapshot, event: dict[str, Any]) -> l
 
 
 def get_effective_target_states(t: Any, history: dict[str, tuple[StateNode, ...]]) -> list[StateNode]:
-    target = t.target
-    if not target:
-        return []
+    return _resolve_history_targets(t.target, history) if t.target else []
+
+
+def _resolve_history_targets(
+    nodes: Iterable[StateNode], history: dict[str, tuple[StateNode, ...]]
+) -> list[StateNode]:
+    """Targets with each history pseudo-state replaced by what it recorded, or else by its default
+    (itself resolved, as a default may name another history state); first occurrence order kept."""
     out: dict[StateNode, None] = {}
-    for node in target:
-        if node.type == "history":
-            if node.id in history:
-                for n in history[node.id]:
-                    out[n] = None
-            else:
-                for n in _effective_history_default(node, history):
-                    out[n] = None
-        else:
+    for node in nodes:
+        if node.type != "history":
             out[node] = None
-    return list(out)
-
-
-def _effective_history_default(node: StateNode, history: dict[str, tuple[StateNode, ...]]) -> list[StateNode]:
-    out: dict[StateNode, None] = {}
-    for n in node.history_default:
-        if n.type == "history":
-            if n.id in history:
-                for m in history[n.id]:
-                    out[m] = None
-            else:
-                for m in _effective_history_default(n, history):
-                    out[m] = None
-        else:
+            continue
+        recorded = history[node.id] if node.id in history else _resolve_history_targets(node.history_default, history)
+        for n in recorded:
             out[n] = None
     return list(out)
 
