@@ -18,14 +18,29 @@ import resource
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 from agent_explorer import Timeline, fork_event_log, read_log
+from agent_explorer.engine import initial_transition, transition
 from agent_explorer.explorer.branches import Branch
-from agent_explorer.explorer.frames import FrameBuilder, UsageIndex
 from agent_explorer.explorer.pending import PendingIndex
+from agent_explorer.runtime import get_agent_effects
 from agent_explorer.samples import inbox_agent
 
 LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "inbox_long.jsonl"
+
+
+def refold_effects(timeline: Timeline, log: list[dict[str, Any]], index: int) -> list[Any]:
+    """The old derivation (the explorer's frames did this before the pending index): `get_agent_effects` over
+    the snapshot, the actions of entry `index`'s transition and the whole journal prefix."""
+    machine, event = timeline.machine, log[index]["event"]
+    actions: Any = []
+    if index == 0:
+        if event.get("snapshot") is None:
+            _, actions = initial_transition(machine, input=event.get("input"))
+    elif event.get("type") != "@agent.usage":
+        _, actions = transition(machine, timeline.state_at(index - 1), event)
+    return list(get_agent_effects(machine, timeline.state_at(index), list(actions), history=log[: index + 1]))
 
 
 def main() -> None:
@@ -53,11 +68,10 @@ def main() -> None:
         started = time.perf_counter()
         index.at(i)
         checkpointed.append(time.perf_counter() - started)
-    frames = FrameBuilder(timeline, log, inbox_agent.definition, UsageIndex([]), inbox_agent)
     refold = []
     for i in picks:
         started = time.perf_counter()
-        frames.effects(i)
+        refold_effects(timeline, log, i)
         refold.append(time.perf_counter() - started)
     print(
         f"owed effects at a random index: checkpointed median {statistics.median(checkpointed) * 1e3:.2f} ms "

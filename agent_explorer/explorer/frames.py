@@ -11,9 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..engine import initial_transition, transition
 from ..log import Timeline, diff_snapshots
-from ..runtime import get_agent_effects
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
 from .verification import VerificationSummary
@@ -34,9 +32,6 @@ __all__ = [
 EVENT_TEXT_CAP = 4_000
 CONTEXT_BYTES_CAP = 256_000
 CHANGED_PATHS_CAP = 200
-# Owed effects are derived from the journal so far (get_agent_effects folds the prefix: ~25 ms per 1,000
-# entries), so they are drawn automatically only this early in a run, and on request (a button) beyond.
-EFFECTS_AUTO_LIMIT = 400
 
 
 @runtime_checkable
@@ -106,19 +101,6 @@ def value_text(value: Any) -> str:
     return str(value)
 
 
-def _effect_json(effect: Any) -> dict[str, Any]:
-    kind = getattr(effect, "kind", None)
-    detail = None
-    if getattr(effect, "delay", None) is not None:
-        detail = f"after {effect.delay} ms: {(getattr(effect, 'event', None) or {}).get('type')}"
-    return {
-        "kind": kind,
-        "site": getattr(effect, "site", None),
-        "requestId": getattr(effect, "request_id", None),
-        "detail": detail,
-    }
-
-
 def _capped_json(value: Any, cap: int) -> tuple[str, bool]:
     text = json.dumps(value, default=str, ensure_ascii=False, indent=1)
     return (text[:cap], True) if len(text) > cap else (text, False)
@@ -126,6 +108,9 @@ def _capped_json(value: Any, cap: int) -> tuple[str, bool]:
 
 class FrameBuilder:
     """Builds the frame for an index: state, context + changed paths, children, tags, active ids, taken ids.
+
+    Owed effects, timers and children in flight are added by `pending.PendingFrames` (the explorer's builder),
+    from the line's checkpointed `PendingIndex`.
 
     Holds references (source, entries, usage index, verification summary), no copies, so a branch or an
     appended entry is visible without rebuilding.
@@ -203,54 +188,7 @@ class FrameBuilder:
         for key in ("output", "error"):
             if key in persisted:
                 frame[key] = jsonable(persisted[key])
-        if index <= EFFECTS_AUTO_LIMIT:
-            frame["effects"] = self.effects(index)
-        else:
-            frame["effects"] = None
-            frame["effectsNote"] = (
-                "derived on request past the first entries (folds the journal up to here)"
-            )
         return frame
-
-    def effects(self, index: int) -> list[dict[str, Any]] | None:
-        """What the host owes after entry `index` (requests to run, timers to arm), as small dicts.
-
-        The runtime's `get_agent_effects` over the snapshot, the actions of entry `index`'s transition and
-        the journal up to it. Pure: nothing executes.
-        """
-        try:
-            machine = self.machine
-            if machine is None:
-                return None
-            event = self.entries[index]["event"]
-            actions: Any = []
-            if index == 0:
-                if (
-                    event.get("snapshot") is None
-                ):  # a restored snapshot owes only what its children owe
-                    _, actions = initial_transition(
-                        machine, input=event.get("input")
-                    )
-            elif event.get("type") != USAGE_TYPE:
-                _, actions = transition(
-                    machine, self.source.state_at(index - 1), event
-                )
-            owed = get_agent_effects(
-                machine,
-                self.source.state_at(index),
-                list(actions),
-                history=list(self.entries[: index + 1]),
-            )
-        except Exception as error:  # noqa: BLE001 - informative panel; never hide the state for it
-            return [
-                {
-                    "kind": "error",
-                    "site": None,
-                    "requestId": None,
-                    "detail": f"{type(error).__name__}: {error}",
-                }
-            ]
-        return [_effect_json(e) for e in owed if getattr(e, "kind", None) != "execute"]
 
     def _entry_view(self, entry: Mapping[str, Any]) -> dict[str, Any]:
         event = entry.get("event") if isinstance(entry, Mapping) else None

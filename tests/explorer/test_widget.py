@@ -16,7 +16,7 @@ from agent_explorer.errors import (
     AgentInvalidEventPayloadError,
     AgentMachineVersionMismatchError,
 )
-from agent_explorer.explorer import Explorer, frames, widget
+from agent_explorer.explorer import Explorer, widget
 from agent_explorer.explorer.verification import VerificationSummary
 
 
@@ -201,7 +201,6 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(widget, "BUILD_CHUNK", 64)
-    monkeypatch.setattr(frames, "EFFECTS_AUTO_LIMIT", 100)
     log = record(machine, long_events(400))
     ex = Explorer(machine, log)
     assert ex.verification["status"] in ("pending", "ok")
