@@ -15,10 +15,10 @@ from typing import Any
 from ..errors import AgentError
 from .aio import run_sync
 from .graph import iter_nodes, iter_transitions, transition_label
+from .usage import USAGE_TYPE
 
 __all__ = ["Coverage", "coverage_of", "coverage_of_store", "initial_edges"]
 
-USAGE_TYPE = "@agent.usage"
 # Heat levels drawn on the chart: 0 = never, then 1..LEVELS by share of the most frequent.
 LEVELS = 4
 

@@ -19,11 +19,11 @@ from typing import Any, Self
 import orjson
 
 from ..errors import AgentError
+from .usage import USAGE_TYPE
 
 __all__ = ["SearchHit", "SearchHits", "SearchQuery", "parse_path", "search_log"]
 
 EXCERPT = 120
-USAGE_TYPE = "@agent.usage"
 PATHS_PER_HIT = 8
 _SEGMENT = re.compile(r"\[(\d+|\*)\]|\.?([^.\[\]]+)")
 

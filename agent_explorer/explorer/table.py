@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from .usage import USAGE_TYPE
+
 __all__ = ["MAX_PAGE", "EventTable"]
 
 MAX_PAGE = 500
@@ -136,7 +138,7 @@ class EventTable:
     def row(self, index: int) -> dict[str, Any]:
         entry = self.entries[index]
         event = _event_of(entry)
-        usage = event.get("usage") if event.get("type") == "@agent.usage" else None
+        usage = event.get("usage") if event.get("type") == USAGE_TYPE else None
         total = usage.get("totalTokens") if isinstance(usage, Mapping) else None
         return {
             "index": index,

@@ -11,11 +11,11 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..log import get_usage_from_events
+from ..log import USAGE_EVENT_TYPE, get_usage_from_events
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 
-USAGE_TYPE = "@agent.usage"
+USAGE_TYPE = USAGE_EVENT_TYPE  # the log package's constant, under the explorer's shorter name
 CHECKPOINT_EVERY = (
     256  # usage records between stored totals: a lookup folds at most this many
 )
