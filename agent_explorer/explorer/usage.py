@@ -402,7 +402,7 @@ def explorer_usage(ex: Any, at: int | None = None, compare: Any = None) -> Usage
             {
                 "label": other.label,
                 "forkedAt": getattr(branch, "forked_at", None),
-                "series": UsageIndex(branch.entries).series(),
+                "series": other._index.series(),  # the ledger's own index: no second fold
             }
         )
     ex.usage_ledger = {**ledger.to_json(), "at": ledger.at, "branches": branches}
