@@ -42,6 +42,7 @@ __all__ = [
     "new_entry_id",
     "new_execution_id",
     "normalize_error",
+    "recorded_state_hash",
     "utc_now",
 ]
 
@@ -441,6 +442,12 @@ def get_log_execution_id(entries: Sequence[Mapping[str, Any]]) -> str | None:
         return None
     execution_id = metadata.get("executionId")
     return execution_id if isinstance(execution_id, str) else None
+
+
+def recorded_state_hash(entry: Mapping[str, Any]) -> str | None:
+    """The entry's `verification.stateHash`, or None when it carries none."""
+    verification = entry.get("verification")
+    return verification.get("stateHash") if isinstance(verification, Mapping) else None
 
 
 def _event_type(entry: Mapping[str, Any]) -> Any:

@@ -34,7 +34,7 @@ from ..errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, assert_agent_log_entry
+from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, assert_agent_log_entry, recorded_state_hash
 
 __all__ = [
     "EffectsProvider",
@@ -337,13 +337,13 @@ def replay(
     current_hash: str | None = None
     checked = 0
     if mode:
-        verification = first.get("verification")
-        if isinstance(verification, Mapping) and verification.get("stateHash") is not None:
+        recorded = recorded_state_hash(first)
+        if recorded is not None:
             persisted = get_persisted(snapshot)
             current_hash = state_hash(persisted)
             checked += 1
-            if current_hash != verification["stateHash"]:
-                raise _state_divergence(first, 0, verification["stateHash"], current_hash)
+            if current_hash != recorded:
+                raise _state_divergence(first, 0, recorded, current_hash)
         elif strict:
             raise _missing_verification(first, 0)
 

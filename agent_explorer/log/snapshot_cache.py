@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentError, AgentSnapshotDivergedError
-from .entries import USAGE_EVENT_TYPE
+from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .replay import ReplayResult, replay, require_init_entry, seed, strip_agent_meta
 
 __all__ = [
@@ -62,10 +62,7 @@ def _persisted(machine: Any, snapshot: Any) -> dict[str, Any]:
 
 
 def _tail_hash(entries: Sequence[Mapping[str, Any]]) -> str | None:
-    if not entries:
-        return None
-    verification = entries[-1].get("verification")
-    return verification.get("stateHash") if isinstance(verification, Mapping) else None
+    return recorded_state_hash(entries[-1]) if entries else None
 
 
 def _active_node_definitions(definition: Mapping[str, Any], value: Any) -> list[Mapping[str, Any]]:

@@ -24,7 +24,7 @@ import orjson
 from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentError, AgentLogFormatError
-from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
+from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, recorded_state_hash
 from .replay import (
     check_entry_machine,
     find_effects_provider,
@@ -264,8 +264,7 @@ class Timeline:
         """
         index = self._normalize(index)
         entry = self._entries[index]
-        verification = entry.get("verification")
-        expected = verification.get("stateHash") if isinstance(verification, Mapping) else None
+        expected = recorded_state_hash(entry)
         if expected is None:
             if not strict:
                 return None

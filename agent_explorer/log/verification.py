@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentReplayDivergenceError
-from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
+from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, recorded_state_hash
 from .replay import check_entry_machine, require_init_entry, seed
 
 __all__ = ["Divergence", "DivergenceKind", "VerificationReport", "verify_log"]
@@ -233,8 +233,7 @@ def verify_log(
                 if after is not snapshot:  # an ignored event returns the same snapshot: same hash
                     snapshot = after
                     persisted = current_hash = None
-        verification = entry.get("verification")
-        expected = verification.get("stateHash") if isinstance(verification, Mapping) else None
+        expected = recorded_state_hash(entry)
         if expected is None:
             unverified += 1
             if strict:

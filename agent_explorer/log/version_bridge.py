@@ -15,7 +15,7 @@ from typing import Any
 
 from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
-from .entries import init_entry
+from .entries import init_entry, recorded_state_hash
 from .replay import require_init_entry, strip_agent_meta
 
 __all__ = ["bridge_version", "segment_version"]
@@ -82,16 +82,16 @@ def bridge_version(
                 log_index=meta.get("logIndex"),
             )
     old_persisted = strip_agent_meta(old_snapshot)
-    tail = old_entries[-1].get("verification")
-    tail_hash = tail.get("stateHash") if isinstance(tail, Mapping) else None
-    if tail_hash is not None and state_hash(old_persisted) != tail_hash:
+    tail_hash = recorded_state_hash(old_entries[-1])
+    old_hash = None if tail_hash is None else state_hash(old_persisted)
+    if old_hash != tail_hash:
         raise AgentSnapshotDivergedError(
-            f"The old snapshot hashes to {state_hash(old_persisted)}, but the old log's last entry "
+            f"The old snapshot hashes to {old_hash}, but the old log's last entry "
             f"(index {len(old_entries) - 1}) recorded {tail_hash}: it is not the state the old log "
             "ended in, so migrating it would break the lineage.",
             log_id=log_id,
             expected_hash=tail_hash,
-            actual_hash=state_hash(old_persisted),
+            actual_hash=old_hash,
         )
     migrated: Any = copy.deepcopy(old_persisted)
     migrate = getattr(machine, "migrate", None)
