@@ -45,6 +45,10 @@ __all__ = [
     "check_identifier",
     "check_index",
     "check_window",
+    "check_read",
+    "check_fork",
+    "check_fork_range",
+    "check_page",
     "prepare_batch",
     "prepare_entry",
     "parse_entry_text",
@@ -143,6 +147,31 @@ def check_window(from_index: Any, to_index: Any, limit: Any) -> tuple[int, int |
     if stop is not None:
         stop = max(stop, start)
     return start, stop
+
+
+def check_read(thread_id: Any, from_index: Any, to_index: Any, limit: Any) -> tuple[str, int, int | None]:
+    """The arguments of `read`/`read_raw`, checked: (thread_id, start, stop) as in `check_window`."""
+    return (check_thread_id(thread_id), *check_window(from_index, to_index, limit))
+
+
+def check_fork(thread_id: Any, new_thread_id: Any, up_to_index: Any) -> tuple[str, str, int]:
+    """The arguments of `fork`, checked (the range against the source's length is `check_fork_range`)."""
+    return (
+        check_thread_id(thread_id),
+        check_thread_id(new_thread_id, "new_thread_id"),
+        check_index(up_to_index, "up_to_index"),
+    )
+
+
+def check_fork_range(thread_id: str, up_to_index: int, length: int) -> None:
+    """A fork keeps `[0, up_to_index)` with `1 <= up_to_index <= length`; else `fork_range_error`."""
+    if not 1 <= up_to_index <= length:
+        raise fork_range_error(thread_id, up_to_index, length)
+
+
+def check_page(limit: Any, offset: Any) -> tuple[int, int]:
+    """The arguments of `list_threads`, checked."""
+    return check_index(limit, "limit"), check_index(offset, "offset")
 
 
 _VALIDATOR: list[Callable[..., None]] = []

@@ -16,11 +16,12 @@ from .base import (
     EventLogStore,
     PreparedEntry,
     ThreadInfo,
-    check_index,
+    check_fork,
+    check_fork_range,
+    check_page,
+    check_read,
     check_thread_id,
-    check_window,
     duplicate_id_error,
-    fork_range_error,
     prepare_batch,
 )
 
@@ -71,8 +72,7 @@ class InMemoryEventLogStore(EventLogStore):
     async def read_raw(
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[str]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_window(from_index, to_index, limit)
+        thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
         with self._lock:
             thread = self._threads.get(thread_id)
             return thread.texts[start:stop] if thread else []
@@ -84,15 +84,12 @@ class InMemoryEventLogStore(EventLogStore):
             return len(thread.texts) if thread else 0
 
     async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
-        thread_id = check_thread_id(thread_id)
-        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
-        up_to_index = check_index(up_to_index, "up_to_index")
+        thread_id, new_thread_id, up_to_index = check_fork(thread_id, new_thread_id, up_to_index)
         await asyncio.sleep(0)
         with self._lock:
             source = self._threads.get(thread_id)
-            length = len(source.texts) if source else 0
-            if source is None or not 1 <= up_to_index <= length:
-                raise fork_range_error(thread_id, up_to_index, length)
+            check_fork_range(thread_id, up_to_index, len(source.texts) if source else 0)
+            assert source is not None  # a missing thread has length 0, which no fork range admits
             target = self._threads.get(new_thread_id)
             if target is not None and target.texts:
                 raise AgentEventLogConflictError(new_thread_id, 0, len(target.texts))
@@ -100,8 +97,7 @@ class InMemoryEventLogStore(EventLogStore):
             return up_to_index
 
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        limit = check_index(limit, "limit")
-        offset = check_index(offset, "offset")
+        limit, offset = check_page(limit, offset)
         with self._lock:
             names = sorted(name for name, thread in self._threads.items() if thread.texts)
             return [ThreadInfo(name, len(self._threads[name].texts)) for name in names[offset : offset + limit]]

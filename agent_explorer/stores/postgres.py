@@ -28,12 +28,13 @@ from .base import (
     EventLogStore,
     PreparedEntry,
     ThreadInfo,
+    check_fork,
+    check_fork_range,
     check_identifier,
-    check_index,
+    check_page,
+    check_read,
     check_thread_id,
-    check_window,
     duplicate_id_error,
-    fork_range_error,
     parse_entry_texts,
     prepare_batch,
 )
@@ -328,8 +329,7 @@ class PostgresEventLogStore(EventLogStore):
     async def read_raw(
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[str]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_window(from_index, to_index, limit)
+        thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
         return await self._run(self._read_raw(thread_id, start, stop))
 
     async def _read_raw(self, thread_id: str, start: int, stop: int | None) -> list[str]:
@@ -362,9 +362,7 @@ class PostgresEventLogStore(EventLogStore):
                 return await self._length_on(conn, thread_id)
 
     async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
-        thread_id = check_thread_id(thread_id)
-        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
-        up_to_index = check_index(up_to_index, "up_to_index")
+        thread_id, new_thread_id, up_to_index = check_fork(thread_id, new_thread_id, up_to_index)
         return await self._run(self._fork(thread_id, new_thread_id, up_to_index))
 
     async def _fork(self, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
@@ -382,13 +380,11 @@ class PostgresEventLogStore(EventLogStore):
                     if cur.rowcount == up_to_index:
                         return up_to_index
                 length = await self._length_on(conn, thread_id)
-                if not 1 <= up_to_index <= length:
-                    raise fork_range_error(thread_id, up_to_index, length)
+                check_fork_range(thread_id, up_to_index, length)
                 raise AgentEventLogConflictError(new_thread_id, 0, await self._length_on(conn, new_thread_id))
 
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        limit = check_index(limit, "limit")
-        offset = check_index(offset, "offset")
+        limit, offset = check_page(limit, offset)
         return await self._run(self._list_threads(limit, offset))
 
     async def _list_threads(self, limit: int, offset: int) -> list[ThreadInfo]:

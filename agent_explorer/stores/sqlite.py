@@ -27,12 +27,13 @@ from .base import (
     EventLogStore,
     PreparedEntry,
     ThreadInfo,
+    check_fork,
+    check_fork_range,
     check_identifier,
-    check_index,
+    check_page,
+    check_read,
     check_thread_id,
-    check_window,
     duplicate_id_error,
-    fork_range_error,
     parse_entry_texts,
     prepare_batch,
 )
@@ -233,15 +234,13 @@ class SqliteEventLogStore(EventLogStore):
     async def read_raw(
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[str]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_window(from_index, to_index, limit)
+        thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
         return await self._run(self._read, thread_id, start, stop, False)
 
     async def read(
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[dict[str, Any]]:
-        thread_id = check_thread_id(thread_id)
-        start, stop = check_window(from_index, to_index, limit)
+        thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
         # Parse on the worker thread too: a 100k-entry read must not stall the event loop.
         return await self._run(self._read, thread_id, start, stop, True)
 
@@ -270,9 +269,7 @@ class SqliteEventLogStore(EventLogStore):
             return self._length_in(conn, thread_id)
 
     async def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
-        thread_id = check_thread_id(thread_id)
-        new_thread_id = check_thread_id(new_thread_id, "new_thread_id")
-        up_to_index = check_index(up_to_index, "up_to_index")
+        thread_id, new_thread_id, up_to_index = check_fork(thread_id, new_thread_id, up_to_index)
         self._refuse_writes(f"fork of thread {thread_id!r}")
         return await self._run(self._fork, thread_id, new_thread_id, up_to_index)
 
@@ -281,8 +278,7 @@ class SqliteEventLogStore(EventLogStore):
         with self._translate(f"fork of thread {thread_id!r} onto {new_thread_id!r}"):
             with self._write_transaction(conn):
                 length = self._length_in(conn, thread_id)
-                if not 1 <= up_to_index <= length:
-                    raise fork_range_error(thread_id, up_to_index, length)
+                check_fork_range(thread_id, up_to_index, length)
                 taken = self._length_in(conn, new_thread_id)
                 if taken:
                     raise AgentEventLogConflictError(new_thread_id, 0, taken)
@@ -294,8 +290,7 @@ class SqliteEventLogStore(EventLogStore):
             return up_to_index
 
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
-        limit = check_index(limit, "limit")
-        offset = check_index(offset, "offset")
+        limit, offset = check_page(limit, offset)
         return await self._run(self._list_threads, limit, offset)
 
     def _list_threads(self, limit: int, offset: int) -> list[ThreadInfo]:
