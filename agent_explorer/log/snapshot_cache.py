@@ -253,7 +253,7 @@ def resume_state(
             return ResumeResult(restored, cached, "fast", "agentMeta and tail stateHash match")
     replayed = replay(machine, entries, verify=verify)
     if snapshot is not None and same_log:
-        _check_cache_against_log(machine, entries, snapshot, replayed, log_id)
+        _check_cache_against_log(machine, entries, snapshot, replayed, log_id, verified=bool(verify))
     return ResumeResult(replayed.snapshot, replayed.persisted_snapshot, "replay", reason, replayed)
 
 
@@ -263,7 +263,14 @@ def _check_cache_against_log(
     snapshot: Mapping[str, Any],
     replayed: ReplayResult,
     log_id: str | None,
+    *,
+    verified: bool,
 ) -> None:
+    """Raise unless the cache hashes to the state the log replays to at the cache's logIndex.
+
+    `verified`: `replayed` checked every recorded stateHash, so a recorded hash at logIndex - 1
+    *is* the fold's hash there and the prefix need not be folded a second time.
+    """
     meta = snapshot[AGENT_META_KEY]
     log_index = meta.get("logIndex")
     if not isinstance(log_index, int) or isinstance(log_index, bool) or log_index < 1 or log_index > len(entries):
@@ -274,8 +281,11 @@ def _check_cache_against_log(
             log_id=log_id,
             log_index=log_index,
         )
-    at_index = replayed if log_index == len(entries) else replay(machine, entries[:log_index], verify=False)
-    expected = state_hash(at_index.persisted_snapshot)
+    if log_index == len(entries):
+        expected = replayed.state_hash
+    else:
+        recorded = recorded_state_hash(entries[log_index - 1]) if verified else None
+        expected = recorded or replay(machine, entries[:log_index], verify=False).state_hash
     actual = state_hash(strip_agent_meta(snapshot))
     if expected != actual:
         raise AgentSnapshotDivergedError(
