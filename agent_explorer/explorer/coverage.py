@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import AgentError
 from .aio import run_sync
-from .graph import iter_nodes, iter_transitions, transition_label
+from .graph import initial_edge, iter_nodes, iter_transition_ids, transition_label
 from .usage import USAGE_TYPE
 
 __all__ = ["Coverage", "coverage_of", "coverage_of_store", "initial_edges"]
@@ -32,21 +32,9 @@ def initial_edges(definition: Mapping[str, Any]) -> dict[str, tuple[str, list[st
     root = str(definition.get("id"))
     out: dict[str, tuple[str, list[str]]] = {}
     for node in iter_nodes(definition):
-        initial = node.get("initial")
-        if isinstance(initial, Mapping):
-            targets = [
-                str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#")
-                for t in initial.get("target") or []
-            ]
-        elif isinstance(initial, str):
-            targets = [f"{node.get('id')}.{initial}"]
-        else:
-            continue
-        state_id = str(node.get("id"))
-        out["#initial" if state_id == root else f"#{state_id}:initial"] = (
-            state_id,
-            targets,
-        )
+        edge = initial_edge(node, root)
+        if edge is not None:
+            out[edge[0]] = (str(node.get("id")), edge[1])
     return out
 
 
@@ -92,11 +80,7 @@ class Coverage:
                     "target": ", ".join(targets),
                 }
             )
-        for n, transition in enumerate(iter_transitions(self.definition)):
-            tid = str(
-                transition.get("id")
-                or f"{transition.get('source')}:{transition.get('eventType')}:{n}"
-            )
+        for tid, source, transition in iter_transition_ids(self.definition):
             targets = [
                 str(t.get("id") if isinstance(t, Mapping) else t).removeprefix("#")
                 for t in transition.get("target") or []
@@ -104,7 +88,7 @@ class Coverage:
             rows.append(
                 {
                     "id": tid,
-                    "source": str(transition.get("source")),
+                    "source": source,
                     "event": str(transition.get("eventType")),
                     "label": transition_label(transition),
                     "target": ", ".join(targets) or "(self, targetless)",

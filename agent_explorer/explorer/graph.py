@@ -18,7 +18,9 @@ __all__ = [
     "StatechartGraph",
     "active_state_ids",
     "build_graph",
+    "initial_edge",
     "iter_nodes",
+    "iter_transition_ids",
     "iter_transitions",
 ]
 
@@ -84,6 +86,31 @@ def iter_transitions(node: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     """Every transition of a definition: `on` (per event type), `always`, `after`, invoke `onDone`/`onError`."""
     for state in iter_nodes(node):
         yield from _transitions_of(state)
+
+
+def iter_transition_ids(node: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:
+    """`(transition id, source state id, transition)` of every transition, the ids the graph's edges are keyed by:
+    the definition's own id, else `<source>:<event type>:<n-th transition of its state>`."""
+    for state in iter_nodes(node):
+        source = str(state.get("id"))
+        for n, transition in enumerate(_transitions_of(state)):
+            yield str(transition.get("id") or f"{source}:{transition.get('eventType')}:{n}"), source, transition
+
+
+def initial_edge(node: Mapping[str, Any], root_id: str) -> tuple[str, list[str]] | None:
+    """`(edge key, [initial target ids])` of a state's initial arrow; None when it declares no initial.
+
+    The root's key is `#initial` (the engine traces it as a transition); a nested one is `#<id>:initial`.
+    """
+    initial = node.get("initial")
+    if isinstance(initial, Mapping):
+        targets = [_target_id(t) for t in initial.get("target") or []]
+    elif isinstance(initial, str):
+        targets = [f"{node.get('id')}.{initial}"]
+    else:
+        return None
+    state_id = str(node.get("id"))
+    return ("#initial" if state_id == root_id else f"#{state_id}:initial"), targets
 
 
 def active_state_ids(definition: Mapping[str, Any], value: Any) -> list[str]:
@@ -229,16 +256,13 @@ class _Builder:
             self._index_ancestors(child, above | {state_id})
 
     def _children_into(self, dot: graphviz.Digraph, parent: Mapping[str, Any]) -> None:
-        children = _children(parent)
-        initial = parent.get("initial")
-        initial_targets = []
-        if isinstance(initial, Mapping):
-            initial_targets = [_target_id(t) for t in initial.get("target") or []]
-        elif isinstance(initial, str):
-            initial_targets = [str(parent.get("id")) + "." + initial]
-        for child in children:
+        for child in _children(parent):
             self._node_into(dot, child, dashed=parent.get("type") == "parallel")
-        if parent.get("type") != "parallel" and initial_targets:
+        edge = initial_edge(parent, self.root_id)
+        if parent.get("type") != "parallel" and edge is not None and edge[1]:
+            # The engine traces the root's initial step as transition "#initial"; nested initial steps
+            # are keyed "#<state id>:initial" so a future trace format can light them too.
+            key, initial_targets = edge
             marker = self.fresh("i")
             dot.node(
                 marker,
@@ -247,13 +271,6 @@ class _Builder:
                 width="0.09",
                 height="0.09",
                 **{"class": "initial"},
-            )
-            # The engine traces the root's initial step as transition "#initial"; nested initial steps
-            # are keyed "#<state id>:initial" so a future trace format can light them too.
-            key = (
-                "#initial"
-                if str(parent.get("id")) == self.root_id
-                else f"#{parent.get('id')}:initial"
             )
             for target in initial_targets:
                 head = self.anchor.get(target)
@@ -330,15 +347,12 @@ class _Builder:
         dot.node(svg_id, label=label, **attrs)
 
     def _edges_into(self, dot: graphviz.Digraph, definition: Mapping[str, Any]) -> None:
-        for state in iter_nodes(definition):
-            source = str(state.get("id"))
-            for n, transition in enumerate(_transitions_of(state)):
-                self._edge_into(dot, source, transition, n)
+        for tid, source, transition in iter_transition_ids(definition):
+            self._edge_into(dot, tid, source, transition)
 
     def _edge_into(
-        self, dot: graphviz.Digraph, source: str, transition: Mapping[str, Any], n: int
+        self, dot: graphviz.Digraph, tid: str, source: str, transition: Mapping[str, Any]
     ) -> None:
-        tid = str(transition.get("id") or f"{source}:{transition.get('eventType')}:{n}")
         label = transition_label(transition)
         self.graph.labels[tid] = label
         tail = self.anchor.get(source)
