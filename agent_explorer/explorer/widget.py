@@ -26,7 +26,7 @@ from .branches import Branch, BranchComparison, Lineage, adopt_thread, validate_
 from .composer import composer_payload, dry_run
 from .coverage import explorer_coverage
 from .export import export_html
-from .frames import FrameBuilder, ReplaySource, open_source
+from .frames import ReplaySource, open_source
 from .graph import build_graph
 from .pending import Pending, PendingFrames
 from .search import SearchHit, SearchQuery, explorer_search, on_search_message
@@ -146,7 +146,7 @@ class Explorer(anywidget.AnyWidget):
             machine, log, self._source, store=store, thread_id=thread_id, check_version=check_version
         )
         self._composer_open = False
-        self._frames: FrameBuilder = PendingFrames(
+        self._frames: PendingFrames = PendingFrames(
             self._source, log, definition, self._usage, machine, line=self._line
         )
         self._frames.usage_ready = not lazy
