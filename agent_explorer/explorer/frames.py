@@ -14,7 +14,6 @@ from typing import Any, Protocol, runtime_checkable
 from ..log import Timeline, diff_snapshots
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
-from .verification import VerificationSummary
 from .wire import jsonable
 
 __all__ = [
@@ -22,7 +21,6 @@ __all__ = [
     "FrameBuilder",
     "ReplaySource",
     "UsageIndex",
-    "VerificationSummary",
     "open_source",
     "path_segments",
     "value_text",
@@ -112,7 +110,7 @@ class FrameBuilder:
     Owed effects, timers and children in flight are added by `pending.PendingFrames` (the explorer's builder),
     from the line's checkpointed `PendingIndex`.
 
-    Holds references (source, entries, usage index, verification summary), no copies, so a branch or an
+    Holds references (source, entries, usage index), no copies, so a branch or an
     appended entry is visible without rebuilding.
     """
 
@@ -121,7 +119,7 @@ class FrameBuilder:
         source: ReplaySource,
         entries: Sequence[Mapping[str, Any]],
         definition: Mapping[str, Any],
-        usage: UsageIndex,
+        usage: UsageIndex | None,
         machine: Any = None,
     ) -> None:
         self.machine = (
@@ -130,9 +128,7 @@ class FrameBuilder:
         self.source = source
         self.entries = entries
         self.definition = definition
-        self.usage = usage
-        self.verification = VerificationSummary(status="pending")
-        self.usage_ready = True
+        self.usage = usage  # None until a lazily opened log's background thread has built it
 
     def pending(self, index: int, built: int) -> dict[str, Any]:
         """The frame for an index the background fold has not reached: its entry, and how far the fold is."""
@@ -174,7 +170,7 @@ class FrameBuilder:
             children=self._children(persisted),
             tags=sorted(str(t) for t in (getattr(snapshot, "tags", None) or [])),
             changed=self._changed(index, persisted),
-            usage=self.usage.totals_at(index) if self.usage_ready else None,
+            usage=self.usage.totals_at(index) if self.usage is not None else None,
             hash=self._hash(index, entry),
         )
         context_text, _ = _capped_json(context, CONTEXT_BYTES_CAP + 1)

@@ -147,9 +147,8 @@ class Explorer(anywidget.AnyWidget):
         )
         self._composer_open = False
         self._frames: PendingFrames = PendingFrames(
-            self._source, log, definition, self._usage, machine, line=self._line
+            self._source, log, definition, None if lazy else self._usage, machine, line=self._line
         )
-        self._frames.usage_ready = not lazy
         self._table = EventTable(log)
         self._page_size = page_size
         self._branches: list[Branch] = []
@@ -158,6 +157,7 @@ class Explorer(anywidget.AnyWidget):
         self._lock = threading.RLock()
         self._verifier: threading.Thread | None = None
         self._building = lazy  # the background fold has not reached the end yet
+        self._summary = VerificationSummary(status="pending")  # the line on view's report (the chip's payload)
         self._progress_at = time.monotonic()
         self._deferred: int | None = (
             None  # an index asked for beyond the fold, answered when reached
@@ -424,7 +424,6 @@ class Explorer(anywidget.AnyWidget):
         types = self._table.types()
         with self._lock:
             self._usage = self._frames.usage = usage
-            self._frames.usage_ready = True
             self.usage_series = usage.series()
             self.table_types = types
             if (
@@ -488,7 +487,7 @@ class Explorer(anywidget.AnyWidget):
         self, summary: VerificationSummary, comparison: dict[str, Any] | None
     ) -> None:
         with self._lock:
-            self._frames.verification = summary
+            self._summary = summary
             self._table.divergent = summary.divergent
             payload = summary.to_json()
             payload["machines"] = comparison
@@ -510,7 +509,7 @@ class Explorer(anywidget.AnyWidget):
 
     @property
     def first_divergence(self) -> int | None:
-        return self._frames.verification.first
+        return self._summary.first
 
     # -- branches ------------------------------------------------------------------------------------------
 
@@ -576,7 +575,7 @@ class Explorer(anywidget.AnyWidget):
         with self._lock:
             if self._line is self._root and line is not self._root:
                 # Keep the recording's report: coming back must not re-verify a long log on the caller's thread.
-                self._root_verification = (self._frames.verification, self.verification.get("machines"))
+                self._root_verification = (self._summary, self.verification.get("machines"))
             self._line = line
             self._entries, self._source = line.entries, line.source
             self._usage = UsageIndex(line.entries)
