@@ -17,6 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
+from itertools import islice
 from typing import Any
 
 import orjson
@@ -24,7 +25,7 @@ import orjson
 from ..canonical.jcs import state_hash
 from ..engine import transition
 from ..errors import AgentError, AgentLogFormatError
-from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, recorded_state_hash
+from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .replay import (
     check_entry_machine,
     find_effects_provider,
@@ -73,38 +74,50 @@ class Timeline:
         cache_size: int | None = None,
         check_version: bool = True,
     ) -> None:
-        self._machine = machine
-        self._entries: list[Mapping[str, Any]] = list(entries)
-        self._check_version = check_version
-        require_init_entry(self._entries[0] if self._entries else None)
+        listed: list[Mapping[str, Any]] = list(entries)
+        require_init_entry(listed[0] if listed else None)
         if checkpoint_every is not None and (not isinstance(checkpoint_every, int) or checkpoint_every < 1):
             raise AgentError(
                 f"checkpoint_every must be a positive int, not {checkpoint_every!r}.", code="invalid-argument"
             )
-        self._every = checkpoint_every or default_checkpoint_interval(len(self._entries))
-        self._cache_size = cache_size if cache_size is not None else max(4 * self._every, 1024)
-        self._lock = threading.RLock()
-        self._cache: OrderedDict[int, Any] = OrderedDict()
-        self._hashes: OrderedDict[int, str] = OrderedDict()
-        self._last: int = -1
+        every = checkpoint_every or default_checkpoint_interval(len(listed))
+        cache_size = cache_size if cache_size is not None else max(4 * every, 1024)
+        snapshot, _ = seed(machine, listed[0], check_version=check_version)
+        self._setup(machine, listed, check_version, every, cache_size)
+        self._check_entries(islice(listed, 1, None), 1)
         # Slot j holds the checkpoint of index j*K (JSON bytes of the exact persisted snapshot).
-        self._checkpoints: list[bytes] = []
-        snapshot, _ = seed(machine, self._entries[0], check_version=check_version)
-        self._check_entries(1, len(self._entries))
-        self._frontier = 0  # every checkpoint up to here exists; _frontier_snapshot is its state
-        self._frontier_snapshot = snapshot
-        self._checkpoints.append(orjson.dumps(machine.get_persisted_snapshot(snapshot, exact=True)))
-        self._remember(0, snapshot)
+        self._start([orjson.dumps(machine.get_persisted_snapshot(snapshot, exact=True))], 0, snapshot)
         if not lazy:
             self.build()
 
     # -- construction helpers -----------------------------------------------------------------
 
-    def _check_entries(self, start: int, stop: int) -> None:
-        machine, entries = self._machine, self._entries
+    def _setup(
+        self, machine: Any, entries: list[Mapping[str, Any]], check_version: bool, every: int, cache_size: int
+    ) -> None:
+        """The state every Timeline starts with (a fresh one and a `fork`), checkpoints aside."""
+        self._machine = machine
+        self._entries = entries
+        self._check_version = check_version
+        self._every = every
+        self._cache_size = cache_size
+        self._lock = threading.RLock()
+        self._cache: OrderedDict[int, Any] = OrderedDict()
+        self._hashes: OrderedDict[int, str] = OrderedDict()
+        self._last: int = -1
+
+    def _start(self, checkpoints: list[bytes], frontier: int, snapshot: Any) -> None:
+        """Take over `checkpoints` up to `frontier`, whose state is `snapshot`."""
+        self._checkpoints = checkpoints
+        self._frontier = frontier  # every checkpoint up to here exists; _frontier_snapshot is its state
+        self._frontier_snapshot = snapshot
+        self._remember(frontier, snapshot)
+
+    def _check_entries(self, entries: Iterable[Mapping[str, Any]], start: int) -> None:
+        """Refuse entries (the first at position `start`) that cannot be folded by this Timeline."""
+        machine = self._machine
         machine_id, machine_version = machine.id, machine.version
-        for index in range(start, stop):
-            entry = entries[index]
+        for index, entry in enumerate(entries, start):
             event = entry.get("event") if isinstance(entry, Mapping) else None
             if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
                 raise AgentLogFormatError(
@@ -325,8 +338,7 @@ class Timeline:
         """
         with self._lock:
             position = len(self._entries)
-            if not isinstance(entry, Mapping) or not isinstance(entry.get("event"), Mapping):
-                raise AgentLogFormatError(f"Entry {position} is not an entry object with an event.", index=position)
+            self._check_entries((entry,), position)
             recorded = entry.get("index", position)
             if recorded != position:
                 raise AgentLogFormatError(
@@ -334,10 +346,6 @@ class Timeline:
                     f"the next entry must carry index {position}.",
                     index=position,
                 )
-            if entry["event"].get("type") == INIT_EVENT_TYPE:
-                reject_late_init(entry["event"], entry, position)
-            if self._check_version:
-                check_entry_machine(self._machine, entry, position)
             self._entries.append(entry)
             if self._frontier == position - 1:
                 self.build(position)
@@ -363,19 +371,10 @@ class Timeline:
             last = up_to_index - 1
             frontier = min(self._frontier, last)
             branch = object.__new__(Timeline)
-            branch._machine = self._machine
-            branch._entries = list(self._entries[:up_to_index])
-            branch._check_version = self._check_version
-            branch._every = self._every
-            branch._cache_size = self._cache_size
-            branch._lock = threading.RLock()
-            branch._cache = OrderedDict()
-            branch._hashes = OrderedDict()
-            branch._last = -1
-            branch._checkpoints = self._checkpoints[: frontier // self._every + 1]
-            branch._frontier = frontier
-            branch._frontier_snapshot = self.state_at(frontier)
-            branch._remember(frontier, branch._frontier_snapshot)
+            branch._setup(
+                self._machine, self._entries[:up_to_index], self._check_version, self._every, self._cache_size
+            )
+            branch._start(self._checkpoints[: frontier // self._every + 1], frontier, self.state_at(frontier))
             return branch
 
 def _initial_trace(machine: Any, snapshot: Any, event: Mapping[str, Any]) -> list[dict[str, Any]]:
