@@ -512,6 +512,19 @@ def resolve_actions(scope: Scope, work: Work, event: dict[str, Any], actions: It
             resolve_actions(scope, work, event, sub_actions)
 
 
+def _resolve_entry_actions(scope: Scope, work: Work, event: dict[str, Any], node: StateNode, actions: Iterable[Any]) -> None:
+    """Resolve `node`'s entry actions with its invoke ids deferred (XState's deferredActorIds): a
+    `send_to` among them may name an invoked actor whose spawn comes later in the same list."""
+    if not node.invoke_ids:
+        resolve_actions(scope, work, event, actions)
+        return
+    scope.deferred_actor_ids = node.invoke_ids
+    try:
+        resolve_actions(scope, work, event, actions)
+    finally:
+        scope.deferred_actor_ids = ()
+
+
 def _resolve_output(mapper: Any, context: Any, event: dict[str, Any]) -> Any:
     if callable(mapper):
         return mapper(context, event, None)
@@ -582,14 +595,7 @@ def enter_states(
         if node in default_entry and node.initial_actions:
             actions = actions + node.initial_actions
         if actions:
-            if node.invoke_ids:
-                scope.deferred_actor_ids = node.invoke_ids
-                try:
-                    resolve_actions(scope, work, event, actions)
-                finally:
-                    scope.deferred_actor_ids = ()
-            else:
-                resolve_actions(scope, work, event, actions)
+            _resolve_entry_actions(scope, work, event, node, actions)
         if node.type == "final":
             parent = node.parent
             marker = parent if (parent is not None and parent.type == "parallel") else (parent.parent if parent is not None else None)
@@ -701,14 +707,7 @@ def _run_plan_step(scope: Scope, plan: StepPlan, snapshot: Snapshot, event: dict
             resolve_actions(scope, work, event, t.actions)
     for node, actions in plan.enter:
         if actions:
-            if node.invoke_ids:
-                scope.deferred_actor_ids = node.invoke_ids
-                try:
-                    resolve_actions(scope, work, event, actions)
-                finally:
-                    scope.deferred_actor_ids = ()
-            else:
-                resolve_actions(scope, work, event, actions)
+            _resolve_entry_actions(scope, work, event, node, actions)
     config = plan.next_config
     if step is not None:
         step.exited.extend(plan.exit)
