@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
@@ -197,7 +198,7 @@ def verify_log(
     previous_index: Any = None
     machine_id, machine_version = machine.id, machine.version
     position = -1
-    for position, entry in enumerate(_chain(first, iterator)):
+    for position, entry in enumerate(chain((first,), iterator)):
         if progress is not None and position:
             progress(position)
         event = entry.get("event") or {}
@@ -266,8 +267,3 @@ def verify_log(
         final_persisted_snapshot=persisted,
         strict=strict,
     )
-
-
-def _chain(first: Mapping[str, Any], rest: Iterable[Mapping[str, Any]]) -> Iterable[Mapping[str, Any]]:
-    yield first
-    yield from rest
