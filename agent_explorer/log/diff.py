@@ -208,10 +208,7 @@ def compare_machines(
     )
 
     iterator = iter(entries)
-    first = next(iterator, None)
-    if first is None:
-        require_init_entry(None)
-    assert first is not None
+    first = require_init_entry(next(iterator, None))
     snapshot_a, _ = seed(machine_a, first, check_version=check_version)
     snapshot_b, _ = seed(machine_b, first, check_version=False)
     persisted_a = machine_a.get_persisted_snapshot(snapshot_a)
