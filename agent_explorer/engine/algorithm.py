@@ -551,22 +551,26 @@ def exit_states(
 ) -> dict[str, tuple[StateNode, ...]]:
     to_exit = compute_exit_set(transitions, mut, history)
     to_exit.sort(key=lambda n: n.order, reverse=True)
-    changed: dict[str, tuple[StateNode, ...]] | None = None
-    for node in to_exit:
-        for h in node.history_children:
-            if h.history == "deep":
-                recorded = tuple(s for s in mut if s.is_atomic and node in s.ancestor_set)
-            else:
-                recorded = tuple(s for s in mut if s.parent is node)
-            if changed is None:
-                changed = dict(history)
-            changed[h.id] = recorded
+    updates = _record_history(to_exit, mut)
     for node in to_exit:
         resolve_actions(scope, work, event, node.exit_actions)
         del mut[node]
     if step is not None:
         step.exited.extend(to_exit)
-    return changed if changed is not None else history
+    return {**history, **updates} if updates else history
+
+
+def _record_history(to_exit: list[StateNode], active: dict[StateNode, None]) -> dict[str, tuple[StateNode, ...]]:
+    """What each history node of the states being exited remembers (deep: the active atomic
+    descendants; shallow: the active children), taken before any of them is removed."""
+    updates: dict[str, tuple[StateNode, ...]] = {}
+    for node in to_exit:
+        for h in node.history_children:
+            if h.history == "deep":
+                updates[h.id] = tuple(s for s in active if s.is_atomic and node in s.ancestor_set)
+            else:
+                updates[h.id] = tuple(s for s in active if s.parent is node)
+    return updates
 
 
 def enter_states(
@@ -650,13 +654,7 @@ def _plan_step(machine: Machine, transitions: list[Transition], config: Configur
     filtered = remove_conflicting_transitions(transitions, mut, history) if len(transitions) > 1 else transitions
     to_exit = compute_exit_set(filtered, mut, history)
     to_exit.sort(key=lambda n: n.order, reverse=True)
-    updates: dict[str, tuple[StateNode, ...]] = {}
-    for node in to_exit:
-        for h in node.history_children:
-            if h.history == "deep":
-                updates[h.id] = tuple(s for s in mut if s.is_atomic and node in s.ancestor_set)
-            else:
-                updates[h.id] = tuple(s for s in mut if s.parent is node)
+    updates = _record_history(to_exit, mut)
     for node in to_exit:
         del mut[node]
     to_enter: set[StateNode] = set()
