@@ -19,6 +19,7 @@ from ..engine import transition_with_trace
 from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from ..log import create_replay_entry, diff_snapshots
 from ..runtime import parse_agent_event
+from ..runtime.effects import DONE_PREFIX, completion_site, to_done_event, to_error_event
 from .aio import run_sync
 from .frames import ReplaySource, open_source, value_text
 from .pending import AFTER_PREFIX, Pending, PendingIndex
@@ -33,9 +34,6 @@ __all__ = [
     "compare_timelines",
     "validate_event",
 ]
-
-DONE_PREFIX = "xstate.done.actor."
-ERROR_PREFIX = "xstate.error.actor."
 
 
 @dataclass(frozen=True)
@@ -85,9 +83,9 @@ def validate_event(
 
 def _validate_internal(event_type: str, event: Mapping[str, Any], pending: Pending | None) -> dict[str, Any]:
     where = f"after index {pending.index}" if pending is not None else "here"
-    if event_type.startswith((DONE_PREFIX, ERROR_PREFIX)):
+    site = completion_site(event_type)
+    if site is not None:
         done = event_type.startswith(DONE_PREFIX)
-        site = event_type[len(DONE_PREFIX if done else ERROR_PREFIX) :]
         child = pending.child(site) if pending is not None else None
         if child is None:
             flying = ", ".join(c.id for c in pending.inflight) if pending is not None else ""
@@ -105,10 +103,8 @@ def _validate_internal(event_type: str, event: Mapping[str, Any], pending: Pendi
                     event_type=event_type,
                     fields=["output.text"],
                 )
-            parsed = {"type": event_type, "output": output}
+            parsed = to_done_event(site, output)
         else:
-            from ..runtime.effects import to_error_event
-
             if "error" not in event:
                 raise _refuse(f"{event_type!r} needs an 'error' (a message or {{name, message}})", event_type=event_type)
             parsed = to_error_event(site, event["error"])

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..engine import transition_with_trace
 from ..errors import AgentError
+from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
 from .frames import value_text
@@ -151,9 +152,9 @@ def choices_at(machine: Any, snapshot: Any, pending: Pending | None) -> list[Eve
     live = getattr(snapshot, "status", "active") == "active"
     if pending is not None and live:
         for child in pending.inflight:
-            done_type, error_type = f"xstate.done.actor.{child.id}", f"xstate.error.actor.{child.id}"
             output: Any = {"text": ""} if child.kind == "text" else {}
-            done = {"type": done_type, "output": output}
+            done = to_done_event(child.id, output)
+            done_type, error_type = done["type"], f"{ERROR_PREFIX}{child.id}"
             error = {"type": error_type, "error": {"name": "Error", "message": "failed"}}
             what = f"{child.kind or 'child'} {child.request_id or child.id}"
             if child.kind != "decision":  # a decision completes with the event it chooses (listed below)
