@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
-from ..engine import initial_transition, transition
+from ..engine import initial_transition, transition, transition_with_trace
 from ..errors import (
     AgentError,
     AgentLogFormatError,
@@ -239,14 +239,9 @@ def seed(machine: Any, entry: Mapping[str, Any], *, check_version: bool = True) 
     return snapshot, list(actions)
 
 
-def trace_transition(machine: Any, snapshot: Any, event: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The microsteps of one transition (engine's `transition_with_trace`), or [] if unavailable."""
-    from .. import engine
-
-    with_trace = getattr(engine, "transition_with_trace", None)
-    if with_trace is None:
-        return []
-    _, _, trace = with_trace(machine, snapshot, event)
+def trace_transition(machine: Any, snapshot: Any, event: dict[str, Any]) -> list[dict[str, Any]]:
+    """The microsteps of one transition (engine's `transition_with_trace`)."""
+    _, _, trace = transition_with_trace(machine, snapshot, event)
     return [dict(step) for step in trace]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import orjson
 
 from ..canonical.jcs import state_hash
-from ..engine import transition
+from ..engine import transition, transition_with_trace
 from ..errors import AgentError, AgentLogFormatError
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .replay import (
@@ -382,7 +382,5 @@ def _initial_trace(machine: Any, snapshot: Any, event: Mapping[str, Any]) -> lis
     restored snapshot enters nothing: it already is its configuration)."""
     if event.get("snapshot") is not None:
         return []
-    from ..engine import transition_with_trace
-
     _, _, trace = transition_with_trace(machine, None, input=event.get("input"))
     return [dict(step) for step in trace]
