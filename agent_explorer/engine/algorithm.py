@@ -691,7 +691,9 @@ def _cached_plan(machine: Machine, transitions: list[Transition], config: Config
     return plan
 
 
-def _run_plan_step(scope: Scope, plan: StepPlan, snapshot: Snapshot, event: dict[str, Any], step: Microstep | None) -> Snapshot:
+def _run_plan_step(
+    scope: Scope, plan: StepPlan, snapshot: Snapshot, event: dict[str, Any], step: Microstep | None
+) -> tuple[Work, Configuration, dict[str, tuple[StateNode, ...]]]:
     work = Work(snapshot)
     history = snapshot._history
     if plan.history_updates:
@@ -706,38 +708,16 @@ def _run_plan_step(scope: Scope, plan: StepPlan, snapshot: Snapshot, event: dict
     for node, actions in plan.enter:
         if actions:
             _resolve_entry_actions(scope, work, event, node, actions)
-    config = plan.next_config
     if step is not None:
         step.exited.extend(plan.exit)
         step.entered.extend(n for n, _ in plan.enter)
-    if not work.changed and config is snapshot._config and history is snapshot._history:
-        return snapshot
-    return Snapshot(scope.machine, config, work.context, status=work.status, children=work.children,
-                    history=history, output=work.output, error=work.error)
+    return work, plan.next_config, history
 
 
-def microstep(
-    scope: Scope,
-    transitions: list[Any],
-    snapshot: Snapshot,
-    event: dict[str, Any],
-    is_initial: bool = False,
-) -> Snapshot:
-    """Take a set of enabled transitions: exit set, transition actions, entry set (XState order)."""
-    if not transitions:
-        return snapshot
-    step = Microstep(event, transitions) if scope.trace is not None else None
-    if not is_initial and snapshot._status != "done":  # a done snapshot re-runs every exit (XState)
-        plan = _cached_plan(scope.machine, transitions, snapshot._config)
-        if plan is not None:
-            first = len(scope.actions)
-            result = _run_plan_step(scope, plan, snapshot, event, step)
-            if step is not None and scope.trace is not None:
-                step.snapshot = result
-                step.actions = scope.actions[first:]
-                scope.trace.append(step)
-            return result
-    first_action = len(scope.actions)
+def _run_full_step(
+    scope: Scope, transitions: list[Any], snapshot: Snapshot, event: dict[str, Any], is_initial: bool,
+    step: Microstep | None,
+) -> tuple[Work, Configuration, dict[str, tuple[StateNode, ...]]]:
     work = Work(snapshot)
     old_config = snapshot._config
     mut: dict[StateNode, None] = dict.fromkeys(old_config.nodes)
@@ -757,7 +737,29 @@ def microstep(
         config = old_config
     else:
         config = scope.machine.configuration(tuple(next_nodes))
-    if not work.changed and config is old_config and history is snapshot._history:
+    return work, config, history
+
+
+def microstep(
+    scope: Scope,
+    transitions: list[Any],
+    snapshot: Snapshot,
+    event: dict[str, Any],
+    is_initial: bool = False,
+) -> Snapshot:
+    """Take a set of enabled transitions: exit set, transition actions, entry set (XState order)."""
+    if not transitions:
+        return snapshot
+    step = Microstep(event, transitions) if scope.trace is not None else None
+    first_action = len(scope.actions)
+    plan = None
+    if not is_initial and snapshot._status != "done":  # a done snapshot re-runs every exit (XState)
+        plan = _cached_plan(scope.machine, transitions, snapshot._config)
+    if plan is not None:
+        work, config, history = _run_plan_step(scope, plan, snapshot, event, step)
+    else:
+        work, config, history = _run_full_step(scope, transitions, snapshot, event, is_initial, step)
+    if not work.changed and config is snapshot._config and history is snapshot._history:
         result = snapshot
     else:
         result = Snapshot(
