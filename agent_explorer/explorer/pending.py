@@ -305,10 +305,6 @@ class PendingFrames(FrameBuilder):
                     "timers": [], "inflight": [], "effectsNote": None}
         return {"effects": found["owed"], "timers": found["timers"], "inflight": found["inflight"], "effectsNote": None}
 
-    def effects(self, index: int) -> list[dict[str, Any]] | None:
-        result: list[dict[str, Any]] | None = self.owed(index, force=True)["effects"]
-        return result
-
     def build(self, index: int) -> dict[str, Any]:
         frame = super().build(index)
         if "status" in frame:  # built (a frame that failed carries only its entry and an error message)

@@ -334,7 +334,7 @@ class Explorer(anywidget.AnyWidget):
         elif content.get("kind") == "effects":
             frame = dict(self.frame)
             if frame.get("index") == self.index:
-                frame.update(effects=self._frames.effects(self.index), effectsNote=None)
+                frame.update(self._frames.owed(self.index, force=True))  # effects, timers and children in flight
                 self.frame = frame
         elif content.get("kind") == "table":
             type_filter = str(content.get("type") or "") or None

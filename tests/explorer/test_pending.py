@@ -125,6 +125,24 @@ def test_the_frame_shows_timers_and_owed_effects_far_into_a_long_log(machine: An
     assert ex.pending().to_pandas()["kind"].tolist() == ["delay"]
 
 
+def test_deriving_effects_on_request_fills_timers_and_children_too(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the frame budget the panel offers a button; what it derives is the whole pending block, not only
+    the effects (the timers and children in flight sections must not stay blank)."""
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log)
+    monkeypatch.setattr(pending_module, "FRAME_BUDGET", -len(log))  # every index is "too far ahead"
+    i = next(i for i in range(100, 200) if "writing" in ex._source.state_at(i).value.get("working", {}).get("draft", ""))
+    ex.index = i
+    assert ex.frame["effects"] is None and ex.frame["timers"] is None and ex.frame["effectsNote"]
+    ex._on_message(ex, {"kind": "effects"}, [])
+    pending = ex.pending().to_json()
+    assert ex.frame["effects"] == pending["owed"] and ex.frame["effectsNote"] is None
+    assert ex.frame["timers"] == pending["timers"] and ex.frame["inflight"] == pending["inflight"]
+    assert [t["event"] for t in ex.frame["timers"]] == ["xstate.after.500.agent.working.draft.writing"]
+
+
 @pytest.mark.parametrize(("name", "machine"), [("planner_trip", planner_agent), ("support_whatif", support_agent)])
 def test_checkpoints_keep_only_the_trails_of_plans_still_owed(name: str, machine: Any) -> None:
     """Decisions answered leave a trail key each; a checkpoint carrying them all would grow with the log."""
