@@ -45,17 +45,14 @@ def canonical_json_bytes(value: object) -> bytes:
     """UTF-8 bytes of canonical_json(value), without a decode/encode round trip."""
     flags = json_flags(value)
     try:
-        if not flags:
-            return orjson.dumps(value, option=_SORT_KEYS)
-        if _Fragment is not None:
-            # Hand orjson pre-formatted text for exactly the parts it would get wrong.
-            return orjson.dumps(_patch(value), option=_SORT_KEYS)
+        # With flags, hand orjson pre-formatted text for exactly the parts it would get wrong.
+        return orjson.dumps(_patch(value) if flags else value, option=_SORT_KEYS)
     except (orjson.JSONEncodeError, RecursionError):
         pass  # nesting beyond orjson's (or the interpreter's) depth: the exact path has no limit
     return _canonical_text(value, flags & NEEDS_UTF16_KEY_ORDER != 0).encode("utf-8")
 
 
-_Fragment: Any = getattr(orjson, "Fragment", None)  # orjson >= 3.10: pre-serialized JSON
+_Fragment: Final = orjson.Fragment  # pre-serialized JSON text
 
 
 def _patch(value: Any) -> Any:
