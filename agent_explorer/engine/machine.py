@@ -391,7 +391,7 @@ class Machine:
             for inner in guard_names(resolved):
                 self._validate_guard_name(inner, label, where, seen | {name})
 
-    def _validate_actions(self, actions: Any, label: str, where: str, seen: frozenset[str] = frozenset()) -> None:
+    def _validate_actions(self, actions: Any, label: str, where: str) -> None:
         impl = self.implementations
         for action in actions:
             target: Any = action
