@@ -474,15 +474,26 @@ class EffectLedger:
         return dataclasses.replace(effect, request=request)
 
 
-def start_ledger(machine: Any, first: Mapping[str, Any], *, check_version: bool = True) -> tuple[Any, EffectLedger, list[Any]]:
-    """Seed a ledger from a journal's init item: (snapshot, ledger, the init's actions). Pure."""
+def _seed_ledger(
+    machine: Any, first: Mapping[str, Any] | None, check_version: bool
+) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:
+    """(snapshot, the init's actions, ledger, the effects it surfaced) from a journal's init item.
+    Entries stamped by another machine version are refused, as replay refuses them (an init entry
+    carrying a snapshot is exempt: it is the version bridge); bare events carry no version."""
     from ..log.replay import require_init_entry, seed
 
-    init_entry = require_init_entry(first if is_entry(first) else {"event": first})
+    init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
+    assert first is not None
     snapshot, actions = seed(machine, init_entry, check_version=check_version and is_entry(first))
     ledger = EffectLedger(machine)
-    ledger.start(first, snapshot, actions)
-    return snapshot, ledger, list(actions)
+    effects = ledger.start(first, snapshot, actions)
+    return snapshot, list(actions), ledger, effects
+
+
+def start_ledger(machine: Any, first: Mapping[str, Any], *, check_version: bool = True) -> tuple[Any, EffectLedger, list[Any]]:
+    """Seed a ledger from a journal's init item: (snapshot, ledger, the init's actions). Pure."""
+    snapshot, actions, ledger, _ = _seed_ledger(machine, first, check_version)
+    return snapshot, ledger, actions
 
 
 def fold_step(
@@ -508,17 +519,9 @@ class _Fold:
     __slots__ = ("actions", "effects", "items", "ledger", "machine", "snapshot")
 
     def __init__(self, machine: Any, first: Mapping[str, Any] | None) -> None:
-        from ..log.replay import require_init_entry, seed
-
-        init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
-        assert first is not None
         self.machine = machine
-        # Entries stamped by another machine version are refused, as replay refuses them (an init
-        # entry carrying a snapshot is exempt: it is the version bridge).
-        self.snapshot, actions = seed(machine, init_entry, check_version=is_entry(first))
-        self.actions = list(actions)
-        self.ledger = EffectLedger(machine)
-        self.effects = self.ledger.start(first, self.snapshot, actions)
+        self.snapshot, self.actions, self.ledger, self.effects = _seed_ledger(machine, first, True)
+        assert first is not None  # _seed_ledger refused a journal without its init item
         self.items: list[Mapping[str, Any]] = [first]
 
     def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
