@@ -497,11 +497,6 @@ async def run_agent(
     return await _settle(run, result, cause, error)
 
 
-def event_type_of(entry: Mapping[str, Any]) -> Any:
-    event = entry.get("event")
-    return event.get("type") if isinstance(event, Mapping) else None
-
-
 def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) -> None:
     """Resume only from the state the log recorded: the fold's end must hash to the tail entry's
     `verification.stateHash` (one hash, not one per entry: a resume needs the end state to be the
