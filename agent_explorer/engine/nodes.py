@@ -260,10 +260,7 @@ class StateNode:
             self.initial_actions = self.initial.actions
         self.transitions = self._format_transitions()
         if "always" in self.config and self.config["always"] is not None:
-            self.always = [
-                self._format_transition("", t, f"#{self.id}:always:{i}")
-                for i, t in enumerate(_transition_configs(self.config["always"]))
-            ]
+            self.always = self._format_transitions_of("", self.config["always"], f"#{self.id}:always")
         # What entering/exiting runs, fixed once: entry (+ after timers), then one spawnChild per
         # invoke; exit (+ timer cancels), then one stopChild per invoke (XState's enterStates/exitStates).
         self.entry_actions = tuple(self.entry) + tuple(
@@ -341,30 +338,18 @@ class StateNode:
                     path=f"#{self.id}",
                 )
             d = str(descriptor)
-            out[d] = [
-                self._format_transition(d, t, f"#{self.id}:on:{d}:{i}")
-                for i, t in enumerate(_transition_configs(on[descriptor]))
-            ]
+            out[d] = self._format_transitions_of(d, on[descriptor], f"#{self.id}:on:{d}")
         if self.config.get("onDone") is not None:
             d = f"xstate.done.state.{self.id}"
-            out[d] = [
-                self._format_transition(d, t, f"#{self.id}:on:{d}:{i}")
-                for i, t in enumerate(_transition_configs(self.config["onDone"]))
-            ]
+            out[d] = self._format_transitions_of(d, self.config["onDone"], f"#{self.id}:on:{d}")
         for inv in self.invoke:
             for kind, handler in (("done", inv.on_done), ("error", inv.on_error)):
                 if handler is not None:
                     d = f"xstate.{kind}.actor.{inv.id}"
-                    out[d] = [
-                        self._format_transition(d, t, f"#{self.id}:on:{d}:{i}")
-                        for i, t in enumerate(_transition_configs(handler))
-                    ]
+                    out[d] = self._format_transitions_of(d, handler, f"#{self.id}:on:{d}")
             if inv.on_snapshot is not None:
                 d = f"xstate.snapshot.{inv.id}"
-                out[d] = [
-                    self._format_transition(d, t, f"#{self.id}:on:{d}:{i}")
-                    for i, t in enumerate(_transition_configs(inv.on_snapshot))
-                ]
+                out[d] = self._format_transitions_of(d, inv.on_snapshot, f"#{self.id}:on:{d}")
         self.after = self._format_after()
         for t in self.after:
             out.setdefault(t.event_type or "", []).append(t)
@@ -391,9 +376,16 @@ class StateNode:
             # XState appends the timer to entry and its cancellation to exit at build time.
             self.entry.append(_raise({"type": event_type}, delay=delay, id=event_type))
             self.exit.append(_cancel(event_type))
-            for i, t in enumerate(_transition_configs(after[key])):
-                result.append(self._format_transition(event_type, t, f"#{self.id}:after:{delay_text}:{i}", delay))
+            result += self._format_transitions_of(event_type, after[key], f"#{self.id}:after:{delay_text}", delay)
         return result
+
+    def _format_transitions_of(self, descriptor: str, config: Any, tid_prefix: str, delay: Any = UNDEFINED) -> list[Transition]:
+        """One Transition per item of a transition config (a target, a dict, or a list of them),
+        with ids `<tid_prefix>:<index>`."""
+        return [
+            self._format_transition(descriptor, t, f"{tid_prefix}:{i}", delay)
+            for i, t in enumerate(_transition_configs(config))
+        ]
 
     def _format_transition(self, descriptor: str, config: dict[str, Any], tid: str, delay: Any = UNDEFINED) -> Transition:
         if "cond" in config:
