@@ -40,10 +40,14 @@ class PromiseLogic:
     kind: str = "promise"
 
     def initial_persisted_snapshot(self, input: Any) -> dict[str, Any]:
-        # XState's promise logic starts as {status, output: undefined, error: undefined, input}.
-        if input is UNDEFINED:
-            return {"status": "active"}
-        return {"status": "active", "input": input}
+        return _fresh_promise_snapshot(input)
+
+
+def _fresh_promise_snapshot(input: Any) -> dict[str, Any]:
+    # XState's promise logic starts as {status, output: undefined, error: undefined, input}.
+    if input is UNDEFINED:
+        return {"status": "active"}
+    return {"status": "active", "input": input}
 
 
 def from_promise(fn: Callable[..., Awaitable[Any]]) -> PromiseLogic:
@@ -57,9 +61,7 @@ def initial_persisted_snapshot(logic: Any, input: Any) -> dict[str, Any]:
     if hook is not None:
         persisted: dict[str, Any] = hook(input)
         return persisted
-    if input is UNDEFINED:
-        return {"status": "active"}
-    return {"status": "active", "input": input}
+    return _fresh_promise_snapshot(input)
 
 
 def resolve_logic(machine: Machine, src: Any) -> Any:
