@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -32,16 +32,28 @@ async def copy_thread(
     """
     check_thread_id(src_thread)
     check_thread_id(dst_thread, "dst_thread")
-    length = await src_store.length(src_thread)
-    if length == 0:
-        raise AgentError(f"thread {src_thread!r} is empty or does not exist", code="thread-not-found", thread_id=src_thread)
     copied = 0
-    while copied < length:
-        texts = await src_store.read_raw(src_thread, copied, min(length, copied + batch_size))
-        if not texts:
-            break
+    async for texts in _raw_batches(src_store, src_thread, await _length_of_existing(src_store, src_thread), batch_size):
         copied = await dst_store.append(thread_id=dst_thread, expected_index=copied, entries=texts)
     return copied
+
+
+async def _length_of_existing(store: EventLogStore, thread_id: str) -> int:
+    length = await store.length(thread_id)
+    if length == 0:
+        raise AgentError(f"thread {thread_id!r} is empty or does not exist", code="thread-not-found", thread_id=thread_id)
+    return length
+
+
+async def _raw_batches(store: EventLogStore, thread_id: str, length: int, batch_size: int) -> AsyncIterator[list[str]]:
+    """The stored texts of `[0, length)` in batches of at most `batch_size`, in order."""
+    done = 0
+    while done < length:
+        texts = await store.read_raw(thread_id, done, min(length, done + batch_size))
+        if not texts:
+            return
+        yield texts
+        done += len(texts)
 
 
 async def export_thread_jsonl(
@@ -53,9 +65,7 @@ async def export_thread_jsonl(
     open text file is written to as is.
     """
     check_thread_id(thread_id)
-    length = await store.length(thread_id)
-    if length == 0:
-        raise AgentError(f"thread {thread_id!r} is empty or does not exist", code="thread-not-found", thread_id=thread_id)
+    length = await _length_of_existing(store, thread_id)
     if isinstance(target, (str, os.PathLike)):
         path = Path(target)
         try:
@@ -73,12 +83,8 @@ async def export_thread_jsonl(
 
 async def _export(store: EventLogStore, thread_id: str, length: int, handle: IO[str], batch_size: int) -> int:
     written = 0
-    while written < length:
-        texts = await store.read_raw(thread_id, written, min(length, written + batch_size))
-        if not texts:
-            break
-        chunk = "\n".join(texts) + "\n"
-        await asyncio.to_thread(handle.write, chunk)
+    async for texts in _raw_batches(store, thread_id, length, batch_size):
+        await asyncio.to_thread(handle.write, "\n".join(texts) + "\n")
         written += len(texts)
     await asyncio.to_thread(handle.flush)
     return written
