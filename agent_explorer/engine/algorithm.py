@@ -143,32 +143,28 @@ def get_all_state_nodes(nodes: Iterable[StateNode]) -> list[StateNode]:
     XState's insertion order (it is observable: it orders parallel regions in the value)."""
     ordered: dict[StateNode, None] = dict.fromkeys(nodes)
     has_children = {n.parent for n in ordered if n.parent is not None}
-    items = list(ordered)
+    items = list(ordered)  # `ordered` in insertion order, indexable while it grows
+
+    def add(new: Iterable[StateNode]) -> None:
+        for n in new:
+            if n not in ordered:
+                ordered[n] = None
+                items.append(n)
+
     i = 0
     while i < len(items):
         s = items[i]
         i += 1
         if s.type == "compound" and s not in has_children:
-            for n in _initial_with_ancestors(s):
-                if n not in ordered:
-                    ordered[n] = None
-                    items.append(n)
+            add(_initial_with_ancestors(s))
         elif s.type == "parallel":
             for child in s.children:
                 if child not in ordered:
-                    for n in _initial_with_ancestors(child):
-                        if n not in ordered:
-                            ordered[n] = None
-                            items.append(n)
+                    add(_initial_with_ancestors(child))
     i = 0
     while i < len(items):
-        m = items[i].parent
+        add(items[i].ancestors)
         i += 1
-        while m is not None:
-            if m not in ordered:
-                ordered[m] = None
-                items.append(m)
-            m = m.parent
     return items
 
 
