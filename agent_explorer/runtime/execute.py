@@ -10,15 +10,15 @@ side effects are the executor/task calls (and a sleep for a host-run timer).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..canonical.strict import assert_json_serializable
 from ..errors import AgentError
-from .decisions import resolve_decision_detailed
+from .decisions import DEFAULT_MAX_ATTEMPTS, resolve_decision_detailed
 from .effects import AgentEffect
-from .executors import TextResult, collect_stream, maybe_await, normalize_text_result
+from .executors import AgentRequest, ChoiceResult, TextResult, collect_stream, maybe_await, normalize_text_result
 from .plans import plan_step
 
 __all__ = ["Outcome", "execute_agent_request", "perform_effect", "usage_event"]
@@ -53,12 +53,15 @@ def _require(executors: Any, name: str, effect: AgentEffect) -> Callable[..., An
     return method  # type: ignore[no-any-return]
 
 
-async def _text(effect: AgentEffect, executors: Any, on_chunk: Callable[[str], Any] | None) -> TextResult:
-    assert effect.request is not None
-    if effect.request.mode == "stream":
-        stream = _require(executors, "stream_text", effect)(effect.request)
-        return await collect_stream(stream, on_chunk)
-    return normalize_text_result(await maybe_await(_require(executors, "generate_text", effect)(effect.request)))
+async def _text(request: AgentRequest, call: Callable[..., Any], on_chunk: Callable[[str], Any] | None) -> TextResult:
+    if request.mode == "stream":
+        return await collect_stream(call(request), on_chunk)
+    return normalize_text_result(await maybe_await(call(request)))
+
+
+def _usage_of(request: AgentRequest, answers: Iterable[ChoiceResult]) -> list[dict[str, Any]]:
+    """One `@agent.usage` event per model answer that reported usage."""
+    return [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
 
 
 async def _task(effect: AgentEffect) -> Any:
@@ -68,20 +71,19 @@ async def _task(effect: AgentEffect) -> Any:
 
 async def _plan(
     effect: AgentEffect,
-    executors: Any,
+    request: AgentRequest,
+    decide: Callable[..., Any],
     can_take: Callable[[dict[str, Any]], bool] | None,
     validate: Callable[[dict[str, Any]], dict[str, Any]] | None,
 ) -> Outcome:
-    request = effect.request
-    assert request is not None
     step = await plan_step(
         request,
-        _require(executors, "decide", effect),
+        decide,
         can_take=can_take,
         validate=validate,
-        max_attempts=getattr(effect.logic, "max_attempts", 3),
+        max_attempts=getattr(effect.logic, "max_attempts", DEFAULT_MAX_ATTEMPTS),
     )
-    usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in step.answers if a.usage]
+    usage = _usage_of(request, step.answers)
     if step.completed is not None:
         return Outcome(effect.to_done_event(step.completed), request.request_id, usage, output=step.completed)
     return Outcome(step.event, request.request_id, usage, output=step.event)
@@ -107,10 +109,11 @@ async def perform_effect(
     request = effect.request
     assert request is not None
     # A missing executor is the host's configuration, not the actor's failure: raise, journal nothing.
+    call: Any = None  # the executor method a text / decision / plan effect calls
     if effect.kind == "text":
-        _require(executors, "stream_text" if request.mode == "stream" else "generate_text", effect)
+        call = _require(executors, "stream_text" if request.mode == "stream" else "generate_text", effect)
     elif effect.kind in ("decision", "plan"):
-        _require(executors, "decide", effect)
+        call = _require(executors, "decide", effect)
     elif getattr(effect.logic, "fn", None) is None:
         raise AgentError(
             f"Task {effect.request_id} has no runnable logic (src {request.src!r}); register it with "
@@ -120,22 +123,21 @@ async def perform_effect(
         )
     try:
         if effect.kind == "text":
-            result = await _text(effect, executors, on_chunk)
+            result = await _text(request, call, on_chunk)
             output = {"text": result.text}
             usage = [usage_event(request.request_id, result.model or request.model, result.usage)] if result.usage else []
             return Outcome(effect.to_done_event(output), request.request_id, usage, output=output)
         if effect.kind == "decision":
             event, answers = await resolve_decision_detailed(
                 request,
-                _require(executors, "decide", effect),
+                call,
                 can_take=can_take,
-                max_attempts=getattr(effect.logic, "max_attempts", 3),
+                max_attempts=getattr(effect.logic, "max_attempts", DEFAULT_MAX_ATTEMPTS),
                 validate=validate,
             )
-            usage = [usage_event(request.request_id, a.model or request.model, a.usage) for a in answers if a.usage]
-            return Outcome(event, request.request_id, usage, output=event)
+            return Outcome(event, request.request_id, _usage_of(request, answers), output=event)
         if effect.kind == "plan":
-            return await _plan(effect, executors, can_take, validate)
+            return await _plan(effect, request, call, can_take, validate)
         output = await _task(effect)
         # The output is journaled inline: a value JSON cannot hold fails the task, not the run.
         assert_json_serializable(output, "output")
