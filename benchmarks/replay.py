@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_explorer.engine import initial_transition, transition  # noqa: E402
+from agent_explorer.log import files  # noqa: E402
 from agent_explorer.log.entries import create_replay_entry, init_entry  # noqa: E402
 from agent_explorer.log.replay import replay  # noqa: E402
 from agent_explorer.log.timeline import Timeline  # noqa: E402
@@ -131,19 +132,11 @@ print(report.ok, report.entries, elapsed, peak / 1024)
 
 
 def stream_figures(entries: list[dict[str, Any]]) -> None:
-    try:
-        from agent_explorer.log import files
-    except ImportError:
-        print("stream: agent_explorer.log.files not available; skipped")
-        return
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "big.jsonl"
         seconds, _ = timed(lambda: files.write_log(path, entries))
         print(f"write_log: {path.stat().st_size / 1e6:,.0f} MB in {seconds:.1f} s")
         for mode in ("stream", "load"):
-            if mode == "stream" and not hasattr(files, "iter_log"):
-                print("stream: files.iter_log not available; skipped")
-                continue
             out = subprocess.run(
                 [sys.executable, "-c", STREAM_CHILD.format(root=str(ROOT)), mode, str(path)],
                 capture_output=True, text=True, check=True,
