@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
+from .coverage import explorer_coverage
 from .search import SearchQuery, search_page
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def static_payload(
     start, stop, note = _window(ex, start, stop)
     # The page has no kernel to ask: coverage and the usage ledger go in computed (cheap next to the frames).
     if not ex.coverage_data:
-        ex.coverage()
+        explorer_coverage(ex)  # not ex.coverage(): its DataFrame (and the pandas import) would be thrown away
     if not ex.usage_ledger:
         ex.usage()
     frames = [ex._frames.build(i) for i in range(start, stop + 1)]
