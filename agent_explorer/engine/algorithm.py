@@ -88,23 +88,24 @@ class Scope:
 class Work:
     """The snapshot being built inside one microstep (XState clones per action; we mutate this)."""
 
-    __slots__ = ("changed", "children", "config", "context", "error", "history", "output", "status")
+    __slots__ = ("base", "changed", "children", "context", "error", "output", "status")
 
     def __init__(self, snapshot: Snapshot) -> None:
+        self.base = snapshot
         self.context = snapshot._context
         self.children = snapshot._children
         self.status = snapshot._status
         self.output = snapshot._output
         self.error = snapshot._error
         self.changed = False
-        self.config = snapshot._config
-        self.history = snapshot._history
 
     def guard_view(self, scope: Scope) -> Snapshot:
-        """The intermediate snapshot XState would hand a guard evaluated mid-microstep."""
+        """The intermediate snapshot XState would hand a guard evaluated mid-microstep: the
+        configuration and history are still the microstep's starting ones (XState swaps them last)."""
+        base = self.base
         return Snapshot(
-            scope.machine, self.config, self.context, status=self.status, children=self.children,
-            history=self.history, output=self.output, error=self.error,
+            scope.machine, base._config, self.context, status=self.status, children=self.children,
+            history=base._history, output=self.output, error=self.error,
         )
 
 
