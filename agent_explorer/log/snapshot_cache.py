@@ -281,11 +281,10 @@ def _check_cache_against_log(
             log_id=log_id,
             log_index=log_index,
         )
-    if log_index == len(entries):
-        expected = replayed.state_hash
-    else:
-        recorded = recorded_state_hash(entries[log_index - 1]) if verified else None
-        expected = recorded or replay(machine, entries[:log_index], verify=False).state_hash
+    expected = recorded_state_hash(entries[log_index - 1]) if verified else None
+    if expected is None:
+        at_index = replayed if log_index == len(entries) else replay(machine, entries[:log_index], verify=False)
+        expected = at_index.state_hash
     actual = state_hash(strip_agent_meta(snapshot))
     if expected != actual:
         raise AgentSnapshotDivergedError(
