@@ -54,11 +54,11 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
 def _require_existing_sqlite_file(url: str) -> None:
     """Reading must not create an empty database where the user mistyped a path."""
-    from urllib.parse import unquote, urlsplit
+    from ..stores.urls import sqlite_path
 
     if url.lower().startswith("sqlite:"):
-        path = Path(unquote(urlsplit(url).path[1:]))
-        if str(path) and not path.exists():
+        path = Path(sqlite_path(url))
+        if not path.exists():
             raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
 
 

@@ -43,15 +43,21 @@ def open_store(url: str, **options: Any) -> EventLogStore:
     raise _bad(url, f"unknown scheme {scheme!r}" if scheme else "no scheme")
 
 
-def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
-    from .sqlite import SqliteEventLogStore
-
+def sqlite_path(url: str) -> str:
+    """The file path a `sqlite:` URL names: sqlite:///a.db -> "a.db"; sqlite:////tmp/a.db -> "/tmp/a.db"."""
     parts = urlsplit(url)
     if parts.netloc:
         raise _bad(url, f"a SQLite URL has no host (got {parts.netloc!r}); write sqlite:///{parts.netloc}{parts.path}")
     if not parts.path.startswith("/") or parts.path == "/":
         raise _bad(url, "no file path")
-    path = unquote(parts.path[1:])  # sqlite:///a.db -> "a.db"; sqlite:////tmp/a.db -> "/tmp/a.db"
+    return unquote(parts.path[1:])
+
+
+def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
+    from .sqlite import SqliteEventLogStore
+
+    path = sqlite_path(url)
+    parts = urlsplit(url)
     kwargs: dict[str, Any] = {}
     for key, value in parse_qsl(parts.query, keep_blank_values=True, strict_parsing=bool(parts.query)):
         if key == "synchronous":
