@@ -374,12 +374,13 @@ def remove_conflicting_transitions(enabled: list[Transition], node_set: Iterable
         return list(enabled)
     nodes = list(node_set)
     filtered: dict[Transition, None] = {}
+    exit_sets: dict[Transition, set[StateNode]] = {}  # each computed once, not once per pair
     for t1 in enabled:
         preempted = False
         to_remove = []
-        exit1 = set(compute_exit_set([t1], nodes, history))
+        exit1 = exit_sets[t1] = set(compute_exit_set([t1], nodes, history))
         for t2 in filtered:
-            if exit1 & set(compute_exit_set([t2], nodes, history)):
+            if exit1 & exit_sets[t2]:
                 if is_descendant(t1.source, t2.source):
                     to_remove.append(t2)
                 else:
