@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import AgentError
+from .parse import RESERVED_PREFIXES
 
 __all__ = [
     "AGENT_KINDS",
@@ -182,7 +183,7 @@ def _check_schemas(schemas: Mapping[str, Any] | None) -> dict[str, Any]:
     for event_type in schemas:
         if not isinstance(event_type, str) or not event_type:
             raise AgentError(f"setup_agent(schemas=...): key {event_type!r} is not an event type.", code="invalid-argument")
-        if event_type.startswith(("@agent.", "xstate.")):
+        if event_type.startswith(RESERVED_PREFIXES):
             raise AgentError(
                 f"setup_agent(schemas=...): {event_type!r} is a reserved event type; it never comes "
                 "off the wire, so it cannot have a schema.",
