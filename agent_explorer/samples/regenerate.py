@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import importlib
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -62,8 +61,9 @@ class Sample:
     @property
     def machine(self) -> Any:
         """The machine `machine_ref` ("module:attribute") names, imported."""
-        module_name, _, attribute = self.machine_ref.partition(":")
-        return getattr(importlib.import_module(module_name), attribute)
+        from ..cli.machines import import_machine
+
+        return import_machine(self.machine_ref)
 
 
 SAMPLES: tuple[Sample, ...] = (
