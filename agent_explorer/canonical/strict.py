@@ -79,19 +79,7 @@ def _scan(value: object) -> int:
         return _scan_dict(value)  # type: ignore[arg-type]
     if t is list:
         return _scan_list(value)  # type: ignore[arg-type]
-    if t is str:
-        if not value.isascii():  # type: ignore[attr-defined]
-            _reject_surrogates(value)  # type: ignore[arg-type]
-        return 0
-    if value is None or t is bool:
-        return 0
-    if t is int:
-        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:  # type: ignore[operator]
-            return 0
-        return _big_int_flags(value)  # type: ignore[arg-type]
-    if t is float:
-        return _float_flags(value)  # type: ignore[arg-type]
-    raise _Reject
+    return _scan_list([value])  # a scalar at the top level (rare): the list scan's dispatch decides
 
 
 # _scan_dict and _scan_list repeat one value dispatch on purpose: sharing it (keys checked, then
