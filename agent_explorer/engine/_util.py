@@ -71,7 +71,7 @@ def describe_value(value: Any) -> Any:
     """A JSON-safe description of a static value or expression for `machine.definition`."""
     if callable(value) and not isinstance(value, type):
         describe = getattr(value, "describe", None)
-        if describe is not None and not isinstance(value, type):
+        if describe is not None:
             try:
                 return describe()
             except TypeError:
