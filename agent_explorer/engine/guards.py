@@ -30,12 +30,10 @@ class BuiltinGuard:
 
 
 @dataclass(frozen=True, eq=False)
-class And(BuiltinGuard):
-    guards: tuple[Any, ...]
-    type = "xstate.and"
+class _Combination(BuiltinGuard):
+    """And/Or: a tuple of guards, listed and described alike."""
 
-    def check(self, snapshot: Any, context: Any, event: dict[str, Any]) -> bool:
-        return all(evaluate_guard(g, context, event, snapshot) for g in self.guards)
+    guards: tuple[Any, ...]
 
     def children(self) -> list[Any]:
         return list(self.guards)
@@ -45,18 +43,19 @@ class And(BuiltinGuard):
 
 
 @dataclass(frozen=True, eq=False)
-class Or(BuiltinGuard):
-    guards: tuple[Any, ...]
+class And(_Combination):
+    type = "xstate.and"
+
+    def check(self, snapshot: Any, context: Any, event: dict[str, Any]) -> bool:
+        return all(evaluate_guard(g, context, event, snapshot) for g in self.guards)
+
+
+@dataclass(frozen=True, eq=False)
+class Or(_Combination):
     type = "xstate.or"
 
     def check(self, snapshot: Any, context: Any, event: dict[str, Any]) -> bool:
         return any(evaluate_guard(g, context, event, snapshot) for g in self.guards)
-
-    def children(self) -> list[Any]:
-        return list(self.guards)
-
-    def describe(self) -> dict[str, Any]:
-        return {"type": self.type, "params": {"guards": [describe_guard(g) for g in self.guards]}}
 
 
 @dataclass(frozen=True, eq=False)
