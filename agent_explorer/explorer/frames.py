@@ -173,14 +173,15 @@ class FrameBuilder:
             usage=self.usage.totals_at(index) if self.usage is not None else None,
             hash=self._hash(index, entry),
         )
-        context_text, _ = _capped_json(context, CONTEXT_BYTES_CAP + 1)
+        # One serialisation both measures the context and makes it wire-safe (what `jsonable` does).
+        context_text = json.dumps(context, default=str, allow_nan=False)
         if len(context_text) > CONTEXT_BYTES_CAP:
             frame["context"] = None
             frame["contextNote"] = (
                 f"context is {len(context_text) // 1000} kB; too large to draw (read explorer.snapshot.context)"
             )
         else:
-            frame["context"] = jsonable(context)
+            frame["context"] = json.loads(context_text)
         for key in ("output", "error"):
             if key in persisted:
                 frame[key] = jsonable(persisted[key])
