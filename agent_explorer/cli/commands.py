@@ -147,19 +147,10 @@ def _detail(entry: dict[str, Any]) -> str:
 def threads(args: argparse.Namespace) -> int:
     records = list_threads(args.store, args.limit, args.offset)
     print(f"{'thread':<48}  {'entries':>8}")
-    for record in records:
-        thread_id, length = _thread_record(record)
+    for thread_id, length in records:  # ThreadInfo rows
         print(f"{terminal_safe(thread_id, 48):<48}  {length:>8}")
     print(f"({len(records)} threads)")
     return 0
-
-
-def _thread_record(record: Any) -> tuple[str, int]:
-    if isinstance(record, dict):
-        return str(record["thread_id"]), int(record["length"])
-    if isinstance(record, tuple):
-        return str(record[0]), int(record[1])
-    return str(record.thread_id), int(record.length)
 
 
 def fork(args: argparse.Namespace) -> int:

@@ -11,9 +11,12 @@ import os
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import AgentError
+
+if TYPE_CHECKING:
+    from ..stores.base import ThreadInfo
 
 T = TypeVar("T")
 
@@ -170,8 +173,8 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
     return save_entries(dest, load_entries(source))
 
 
-def list_threads(url: str, limit: int, offset: int) -> list[Any]:
-    async def threads(store: Any) -> list[Any]:
+def list_threads(url: str, limit: int, offset: int) -> list[ThreadInfo]:
+    async def threads(store: Any) -> list[ThreadInfo]:
         return list(await store.list_threads(limit=limit, offset=offset))
 
     return run_sync(_with_store(url, threads))
