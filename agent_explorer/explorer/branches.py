@@ -21,7 +21,7 @@ from ..log import create_replay_entry, diff_snapshots
 from ..runtime import parse_agent_event
 from ..runtime.effects import DONE_PREFIX, completion_site, to_done_event, to_error_event
 from .aio import run_sync
-from .frames import ReplaySource, open_source, value_text
+from .frames import ReplaySource, open_source, taken_ids, value_text
 from .pending import AFTER_PREFIX, Pending, PendingIndex
 
 __all__ = [
@@ -315,7 +315,7 @@ class Branch:
         if causation_id is None:
             causation_id = _causation(parsed["type"], pending)
         after, _actions, trace = transition_with_trace(self.machine, before, parsed)
-        taken = [t for step in trace or [] for t in (_get(step, "transitions") or [])]
+        taken = taken_ids(trace)
         index = len(self.entries)
         entry = dict(create_replay_entry(self.machine, parsed, index, snapshot_after=after, causation_id=causation_id))
         if self.store is not None and self.thread_id is not None:

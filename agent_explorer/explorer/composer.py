@@ -17,7 +17,7 @@ from ..errors import AgentError
 from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
-from .frames import value_text
+from .frames import taken_ids, value_text
 from .pending import Pending
 from .wire import jsonable
 
@@ -197,7 +197,7 @@ def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) ->
         after, _, trace = transition_with_trace(machine, snapshot, parsed)
     except Exception as error:  # noqa: BLE001 - an action raising is what the user needs to see
         return {"ok": False, "error": f"the transition raises {type(error).__name__}: {error}", "fields": []}
-    taken = [t for step in trace or [] for t in (getattr(step, "transitions", None) or (step.get("transitions") if isinstance(step, Mapping) else None) or [])]
+    taken = taken_ids(trace)
     where = value_text(getattr(snapshot, "value", None))
     status = getattr(after, "status", None)
     if not taken and status != getattr(snapshot, "status", None):

@@ -23,6 +23,7 @@ __all__ = [
     "UsageIndex",
     "open_source",
     "path_segments",
+    "taken_ids",
     "value_text",
 ]
 
@@ -80,6 +81,19 @@ def path_segments(path: Any) -> list[str | int]:
 def _pointer_segment(part: str) -> str | int:
     part = part.replace("~1", "/").replace("~0", "~")
     return int(part) if part.isdigit() else part
+
+
+def taken_ids(steps: Sequence[Any] | None) -> list[str]:
+    """Ids of the transitions a trace's microsteps took (`{transitions: [...]}` dicts or objects), first
+    occurrence order, each once."""
+    taken: list[str] = []
+    for step in steps or []:
+        transitions = step.get("transitions") if isinstance(step, Mapping) else getattr(step, "transitions", None)
+        for t in transitions or []:
+            tid = t.get("id") if isinstance(t, Mapping) else t
+            if tid is not None and str(tid) not in taken:
+                taken.append(str(tid))
+    return taken
 
 
 def value_text(value: Any) -> str:
@@ -207,21 +221,10 @@ class FrameBuilder:
         if not callable(trace):
             return []
         try:
-            steps = trace(index) or []
+            steps = trace(index)
         except Exception:  # noqa: BLE001 - a source that cannot trace still shows states
             return []
-        taken: list[str] = []
-        for step in steps:
-            transitions = (
-                step.get("transitions")
-                if isinstance(step, Mapping)
-                else getattr(step, "transitions", [])
-            )
-            for t in transitions or []:
-                tid = t.get("id") if isinstance(t, Mapping) else t
-                if tid is not None and str(tid) not in taken:
-                    taken.append(str(tid))
-        return taken
+        return taken_ids(steps)
 
     @staticmethod
     def _children(persisted: Mapping[str, Any]) -> list[dict[str, Any]]:
