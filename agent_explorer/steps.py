@@ -63,5 +63,5 @@ def replay(machine: Any, entries: Sequence[Mapping[str, Any]]) -> StepReplay:
     """Fold a journal (entries, or bare events starting with the init event) purely and return
     the snapshot plus every effect still owed: a child with no journaled completion (including
     the owed branches of a partly completed fan-out), a timer not yet fired, a plan in flight."""
-    snapshot, _, ledger, _ = fold_ledger(machine, list(entries))
+    snapshot, _, ledger, _ = fold_ledger(machine, entries)  # fold_ledger takes its own copy
     return StepReplay(snapshot, ledger.owed())
