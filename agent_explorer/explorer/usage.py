@@ -54,12 +54,11 @@ class UsageIndex:
                 event = entry.get("event") if isinstance(entry, Mapping) else None
                 if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
                     self.positions.append(i)
-        self._fold = get_usage_from_events if self.positions else None
         # checkpoints[j] = totals of the first j * every usage records
         self._checkpoints: list[dict[str, Any]] = [{}]
         for start in range(0, len(self.positions) - every + 1, every):
             chunk = self._records(start, start + every)
-            self._checkpoints.append(_combine(self._checkpoints[-1], self._fold(chunk)))  # type: ignore[misc]
+            self._checkpoints.append(_combine(self._checkpoints[-1], get_usage_from_events(chunk)))
 
     def _records(self, start: int, stop: int) -> list[Mapping[str, Any]]:
         return [self.entries[p] for p in self.positions[start:stop]]
@@ -71,10 +70,10 @@ class UsageIndex:
     def totals_at(self, index: int) -> dict[str, Any]:
         """`get_usage_from_events(entries[: index + 1])`, or {} before the first usage record."""
         count = self.count_at(index)
-        if count == 0 or self._fold is None:
+        if count == 0:
             return {}
         j = min(count // self.every, len(self._checkpoints) - 1)
-        rest = self._fold(self._records(j * self.every, count))
+        rest = get_usage_from_events(self._records(j * self.every, count))
         return _combine(self._checkpoints[j], rest)
 
     def series(
