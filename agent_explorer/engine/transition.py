@@ -73,25 +73,27 @@ def transition_with_trace(
 ) -> tuple[Snapshot, list[ExecutableAction], list[dict[str, Any]]]:
     """Like transition (or initial_transition when `snapshot` is None), plus a microstep trace:
     `[{event, transitions: [ids], exited: [state ids], entered: [state ids]}, ...]`."""
+    result, actions, trace = _traced(machine, snapshot, event, input)
+    return result, actions, [step.to_dict() for step in trace]
+
+
+def get_microsteps(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> list[Microstep]:
+    """Each microstep of one event: `.snapshot`, `.actions`, `.event`, `.transitions`, `.exited`, `.entered`."""
+    return _traced(machine, snapshot, event, None)[2]
+
+
+def get_initial_microsteps(machine: Machine, input: Any = None) -> list[Microstep]:
+    return _traced(machine, None, None, input)[2]
+
+
+def _traced(
+    machine: Machine, snapshot: Snapshot | None, event: dict[str, Any] | None, input: Any
+) -> tuple[Snapshot, list[ExecutableAction], list[Microstep]]:
+    """One traced step: the initial one when `snapshot` is None, else one event's macrostep."""
     scope = Scope(machine, trace=True)
     if snapshot is None:
         result = initial_step(scope, machine, UNDEFINED if input is None else input)
     else:
         result = macrostep(scope, machine.adopt(snapshot), _check_event(event))
     assert scope.trace is not None
-    return result, scope.actions, [step.to_dict() for step in scope.trace]
-
-
-def get_microsteps(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> list[Microstep]:
-    """Each microstep of one event: `.snapshot`, `.actions`, `.event`, `.transitions`, `.exited`, `.entered`."""
-    scope = Scope(machine, trace=True)
-    macrostep(scope, machine.adopt(snapshot), _check_event(event))
-    assert scope.trace is not None
-    return scope.trace
-
-
-def get_initial_microsteps(machine: Machine, input: Any = None) -> list[Microstep]:
-    scope = Scope(machine, trace=True)
-    initial_step(scope, machine, UNDEFINED if input is None else input)
-    assert scope.trace is not None
-    return scope.trace
+    return result, scope.actions, scope.trace
