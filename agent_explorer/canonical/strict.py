@@ -237,11 +237,12 @@ def _careful_scan(root: object, root_path: str) -> int:
                             f"a dict key of type {_type_name(k)} ({k!r}); JSON object keys are "
                             "str. Convert the key with str() or restructure the mapping",
                         )
+                    child_path = _key_path(path, k)
                     if not k.isascii():
-                        flags |= _careful_string(k, _key_path(path, k), "key")
+                        flags |= _careful_string(k, child_path, "key")
                         if max(k) > "\uffff":
                             flags |= NEEDS_UTF16_KEY_ORDER
-                    children.append((v, _key_path(path, k)))
+                    children.append((v, child_path))
             else:
                 items: list[Any] = value  # type: ignore[assignment]
                 children = [(v, f"{path}[{i}]") for i, v in enumerate(items)]
