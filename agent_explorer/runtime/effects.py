@@ -288,6 +288,15 @@ def _request(
     )
 
 
+def _actor_effect(
+    machine: Any, logic: Any, site: str, src: Any, input: Any, context: Any, event: Any, snapshot: Any, counts: JournalCounts
+) -> AgentEffect:
+    """The effect a live child (invoked, spawned or restored) owes: its kind, from its logic, and its request."""
+    kind = logic_kind(logic)
+    request = _request(machine, kind, logic, site, src, input, context, event, snapshot, counts)
+    return AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
+
+
 def _spawn_effect(machine: Any, snapshot: Any, action: Any, counts: JournalCounts, fallback_event: Any) -> AgentEffect | None:
     params = action.params or {}
     site = params.get("id")
@@ -297,13 +306,11 @@ def _spawn_effect(machine: Any, snapshot: Any, action: Any, counts: JournalCount
     children = getattr(snapshot, "children", None) or {}
     if site not in children:
         return None  # spawned and stopped within the same macrostep: nothing is owed
-    logic = _logic_for(machine, snapshot, site, src)
-    kind = logic_kind(logic)
     info = getattr(action, "info", None) or {}
-    context = info.get("context", snapshot.context)
-    event = info.get("event", fallback_event)
-    request = _request(machine, kind, logic, site, src, params.get("input", UNDEFINED), context, event, snapshot, counts)
-    return AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
+    return _actor_effect(
+        machine, _logic_for(machine, snapshot, site, src), site, src, params.get("input", UNDEFINED),
+        info.get("context", snapshot.context), info.get("event", fallback_event), snapshot, counts,
+    )
 
 
 def _delay_effect(action: Any, counts: JournalCounts) -> AgentEffect:
@@ -374,12 +381,10 @@ class EffectLedger:
         effects = self._after(snapshot, actions, init_event)
         if not actions and getattr(snapshot, "status", None) == "active":
             for site, child in (getattr(snapshot, "children", None) or {}).items():
-                logic = getattr(child, "logic", None)
-                kind = logic_kind(logic)
-                request = _request(
-                    self.machine, kind, logic, site, child.src, child.input, snapshot.context, init_event, snapshot, self.counts
+                self._pending[site] = _actor_effect(
+                    self.machine, getattr(child, "logic", None), site, child.src, child.input, snapshot.context,
+                    init_event, snapshot, self.counts,
                 )
-                self._pending[site] = AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic)
         return effects
 
     def apply(self, item: Mapping[str, Any], snapshot: Any, actions: Sequence[Any]) -> list[AgentEffect]:
@@ -637,12 +642,10 @@ def get_agent_effects(
         for site, child in children.items():
             if site in seen or counts.completions[site] or counts.caused[site]:
                 continue
-            logic = getattr(child, "logic", None)
-            kind = logic_kind(logic)
-            request = _request(
-                machine, kind, logic, site, child.src, child.input, snapshot.context, last_event, snapshot, counts
-            )
-            extra.append(AgentEffect(kind=kind, site=site, request_id=request.request_id, request=request, logic=logic))
+            extra.append(_actor_effect(
+                machine, getattr(child, "logic", None), site, child.src, child.input, snapshot.context, last_event,
+                snapshot, counts,
+            ))
     out = effects + extra
     if ledger is not None:
         return [ledger._refresh_plan(e) if e.kind == "plan" else e for e in out]
