@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,12 +27,13 @@ from ..errors import (
     AgentEventLogConflictError,
     NonSerializableAgentEventError,
 )
+from ..log.machine_ref import find_machine_ref
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
 from .executors import as_executors
 from .parse import parse_agent_event
 
-__all__ = ["RunResult", "find_machine_ref", "run_agent"]
+__all__ = ["RunResult", "run_agent"]
 
 RunStatus = Literal["done", "idle", "error"]
 
@@ -65,21 +65,6 @@ class RunResult:
         already settled the run with cause "journal"."""
         if self._journal is not None:
             await self._journal.drain()
-
-
-def find_machine_ref(machine: Any) -> str | None:
-    """`"module:attr"` when `machine` is a top-level attribute of an importable module."""
-    for name, module in list(sys.modules.items()):
-        if module is None or name == "__main__" or name.startswith("_"):
-            continue
-        try:
-            namespace = vars(module)
-        except TypeError:
-            continue
-        for attr, value in list(namespace.items()):
-            if value is machine and not attr.startswith("_"):
-                return f"{name}:{attr}"
-    return None
 
 
 class _Journal:

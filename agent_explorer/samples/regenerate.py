@@ -61,7 +61,7 @@ class Sample:
     @property
     def machine(self) -> Any:
         """The machine `machine_ref` ("module:attribute") names, imported."""
-        from ..cli.machines import import_machine
+        from ..log.machine_ref import import_machine
 
         return import_machine(self.machine_ref)
 
