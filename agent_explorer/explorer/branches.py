@@ -18,6 +18,7 @@ from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
 from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from ..log import create_replay_entry, diff_snapshots
+from ..log.entries import recorded_state_hash
 from ..runtime import parse_agent_event
 from ..runtime.effects import DONE_PREFIX, completion_site, to_done_event, to_error_event
 from .aio import run_sync
@@ -328,8 +329,7 @@ class Branch:
             self.source = open_source(self.machine, self.entries, check_version=self.check_version)
         persisted = self.machine.get_persisted_snapshot(after)
         value = persisted.get("value")
-        verification = entry.get("verification")
-        recorded = verification.get("stateHash") if isinstance(verification, Mapping) else state_hash(persisted)
+        recorded = recorded_state_hash(entry) or state_hash(persisted)
         # An unhandled actor error takes no transition yet stops the machine (status "error"), as in XState.
         status_changed = _get(after, "status") != _get(before, "status")
         ignored = not taken and not status_changed

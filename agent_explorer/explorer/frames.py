@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..log import Timeline, diff_snapshots
+from ..log.entries import recorded_state_hash
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
 from .wire import jsonable
@@ -266,10 +267,7 @@ class FrameBuilder:
         return paths
 
     def _hash(self, index: int, entry: Mapping[str, Any]) -> dict[str, Any]:
-        verification = entry.get("verification") if isinstance(entry, Mapping) else None
-        recorded = (
-            verification.get("stateHash") if isinstance(verification, Mapping) else None
-        )
+        recorded = recorded_state_hash(entry) if isinstance(entry, Mapping) else None
         try:
             replayed = self.source.hash_at(index)
         except Exception:  # noqa: BLE001 - hashing is informative

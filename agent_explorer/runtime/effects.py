@@ -19,6 +19,7 @@ from typing import Any
 
 from ..engine._util import UNDEFINED
 from ..engine.actors import resolve_logic
+from ..log.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .agent_setup import logic_kind
 from .executors import AgentRequest
 
@@ -43,8 +44,8 @@ EFFECT_KINDS = ("text", "decision", "plan", "task", "delay", "execute")
 EXECUTE_ACTION_TYPES = frozenset({"xstate.sendTo", "xstate.cancel", "xstate.emit", "xstate.log"})
 DONE_PREFIX = "xstate.done.actor."
 ERROR_PREFIX = "xstate.error.actor."
-INIT_TYPE = "@agent.init"
-USAGE_TYPE = "@agent.usage"
+INIT_TYPE = INIT_EVENT_TYPE
+USAGE_TYPE = USAGE_EVENT_TYPE
 
 
 def to_done_event(site: str, output: Any) -> dict[str, Any]:

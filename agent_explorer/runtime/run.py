@@ -27,6 +27,7 @@ from ..errors import (
     AgentEventLogConflictError,
     NonSerializableAgentEventError,
 )
+from ..log.entries import recorded_state_hash
 from ..log.machine_ref import find_machine_ref
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
@@ -492,7 +493,7 @@ def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) 
     from ..log.replay import replay
 
     tail = log[-1]
-    recorded = (tail.get("verification") or {}).get("stateHash")
+    recorded = recorded_state_hash(tail)
     if recorded is not None and state_hash(machine.get_persisted_snapshot(snapshot)) == recorded:
         return
     replay(machine, log, verify=True)
