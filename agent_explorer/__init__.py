@@ -4,9 +4,8 @@ The public surface of shared/API.md, re-exported from the layers (engine -> log 
 explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
 `[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
 
-Note: `agent_explorer.log` is the `log` action creator of API.md §1 (as XState's `log`); the log layer is
-the subpackage `agent_explorer.log.*`, reachable with `import agent_explorer.log.replay` style imports or
-`from agent_explorer.log.replay import replay`.
+`agent_explorer.log` is the `log` action creator (as XState's `log`); the event-log layer is the subpackage
+`agent_explorer.eventlog` (`from agent_explorer.eventlog.replay import replay`), so the two never share a name.
 """
 
 from __future__ import annotations
@@ -47,9 +46,7 @@ from .errors import (
     NonSerializableAgentEventError,
 )
 
-# The log layer first: importing it binds the subpackage as attribute `log`, which the engine's `log`
-# action creator below then takes over (API.md §1 names `log` as an action creator).
-from .log import (
+from .eventlog import (
     Timeline,
     assert_agent_log_entry,
     assert_json_serializable,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .engine import initial_transition, transition
-from .log.entries import create_replay_entry, init_entry
+from .eventlog.entries import create_replay_entry, init_entry
 from .runtime.decisions import PLAN_DONE_EVENT_TYPE, resolve_decision
 from .runtime.effects import AgentEffect, fold_ledger, get_agent_effects
 from .runtime.effects import to_done_event as _done_for_site

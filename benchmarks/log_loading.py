@@ -83,7 +83,7 @@ def worker(reader: str, path: str) -> None:
     """Run one reader in this (fresh) process and print seconds, entries and peak RSS as JSON."""
     import pandas as pd  # imported by every worker, the baseline included, so RSS compares fairly
 
-    from agent_explorer.log.files import iter_log, read_log
+    from agent_explorer.eventlog.files import iter_log, read_log
 
     start = time.perf_counter()
     if reader == "read_log":
@@ -131,7 +131,7 @@ def main() -> None:
         worker(*args.worker)
         return
 
-    from agent_explorer.log.files import write_log
+    from agent_explorer.eventlog.files import write_log
 
     with tempfile.TemporaryDirectory(dir=args.dir) as scratch:
         print(f"python {sys.version.split()[0]}; best of {args.repeat}; peak RSS per fresh subprocess")

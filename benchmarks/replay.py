@@ -36,11 +36,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agent_explorer.engine import initial_transition, transition  # noqa: E402
-from agent_explorer.log import files  # noqa: E402
-from agent_explorer.log.entries import create_replay_entry, init_entry  # noqa: E402
-from agent_explorer.log.replay import replay  # noqa: E402
-from agent_explorer.log.timeline import Timeline  # noqa: E402
-from agent_explorer.log.verification import verify_log  # noqa: E402
+from agent_explorer.eventlog import files  # noqa: E402
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry  # noqa: E402
+from agent_explorer.eventlog.replay import replay  # noqa: E402
+from agent_explorer.eventlog.timeline import Timeline  # noqa: E402
+from agent_explorer.eventlog.verification import verify_log  # noqa: E402
 from tests.replay.machines import (  # noqa: E402
     APPROVE,
     CANCEL,
@@ -117,8 +117,8 @@ def percentile(values: list[float], fraction: float) -> float:
 STREAM_CHILD = """
 import sys, time
 sys.path.insert(0, {root!r})
-from agent_explorer.log import files
-from agent_explorer.log.verification import verify_log
+from agent_explorer.eventlog import files
+from agent_explorer.eventlog.verification import verify_log
 from tests.replay.machines import agent_machine
 mode, path = sys.argv[1], sys.argv[2]
 start = time.perf_counter()

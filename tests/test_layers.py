@@ -22,7 +22,7 @@ def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> Non
     assert out.stdout.strip() == "", f"importing agent_explorer loaded {out.stdout.strip()}"
 
 
-LAYERS = ["canonical", "engine", "log", "stores", "runtime", "explorer"]
+LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "explorer"]
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_explorer"
 
 
@@ -75,3 +75,14 @@ def test_explorer_and_postgres_load_lazily_with_a_clear_error_when_missing() -> 
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'agent-explorer[lab]'" in out.stdout
+
+
+def test_log_is_the_action_creator_in_a_fresh_interpreter() -> None:
+    # The event-log layer is `agent_explorer.eventlog`; `log` is XState's log action creator only.
+    code = (
+        "from agent_explorer import log\n"
+        "action = log('hello')\n"
+        "print(callable(log), type(action).__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[0] == "True", out.stdout + out.stderr

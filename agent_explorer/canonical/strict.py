@@ -40,7 +40,7 @@ NEEDS_UTF16_KEY_ORDER: Final = 2
 _INF: Final = math.inf
 # orjson prints non-integral doubles of magnitude in [1e-5, 2**53) exactly as ECMAScript's
 # Number::toString does (shortest round-trip digits, plain decimal form); outside that band one of
-# them switches to exponent form or prints a trailing ".0". tests/log/test_hashing.py pins it.
+# them switches to exponent form or prints a trailing ".0". tests/eventlog/test_hashing.py pins it.
 #: Below this magnitude (and for integral values) orjson's number text differs from ECMAScript's.
 PLAIN_DECIMAL_FLOOR: Final = 1e-5
 

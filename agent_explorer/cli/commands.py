@@ -36,7 +36,7 @@ def terminal_safe(text: str, width: int | None = None) -> str:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from ..log.verification import verify_log
+    from ..eventlog.verification import verify_log
 
     source = parse_source(args.log)
     entries = load_entries(source)
@@ -154,7 +154,7 @@ def threads(args: argparse.Namespace) -> int:
 
 
 def fork(args: argparse.Namespace) -> int:
-    from ..log.entries import fork_event_log
+    from ..eventlog.entries import fork_event_log
 
     source = parse_source(args.log)
     if source.is_store:

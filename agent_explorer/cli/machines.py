@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AgentError
-from ..log.machine_ref import import_machine, machine_ref_of
+from ..eventlog.machine_ref import import_machine, machine_ref_of
 
 
 def resolve_machine(entries: list[dict[str, Any]], override: str | None) -> Any:

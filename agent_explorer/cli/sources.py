@@ -86,7 +86,7 @@ async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], *, must_exist
 def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = "error") -> list[dict[str, Any]]:
     """Read every entry of a file or a store thread (a missing thread is an error, not an empty log)."""
     if not source.is_store:
-        from ..log.files import read_log
+        from ..eventlog.files import read_log
 
         assert source.path is not None
         if not source.path.exists():
@@ -119,7 +119,7 @@ async def _require_empty_thread(store: Any, dest: LogSource) -> None:
 def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
     """Write a whole log to a new file or an empty store thread; never overwrites what exists."""
     if not dest.is_store:
-        from ..log.files import write_log
+        from ..eventlog.files import write_log
 
         assert dest.path is not None
         if dest.path.exists():

@@ -17,8 +17,8 @@ from typing import Any
 from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
 from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
-from ..log import create_replay_entry, diff_snapshots
-from ..log.entries import recorded_state_hash
+from ..eventlog import create_replay_entry, diff_snapshots
+from ..eventlog.entries import recorded_state_hash
 from ..runtime import parse_agent_event
 from ..runtime.effects import DONE_PREFIX, completion_site, to_done_event, to_error_event
 from .aio import run_sync

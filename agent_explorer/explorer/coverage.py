@@ -241,7 +241,7 @@ def _one(
     progress: Callable[[int], None] | None,
 ) -> Coverage:
     from ..engine import transition_with_trace
-    from ..log.replay import seed
+    from ..eventlog.replay import seed
 
     if not log:
         raise AgentError(

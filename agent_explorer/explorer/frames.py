@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ..log import Timeline, diff_snapshots
-from ..log.entries import recorded_state_hash
+from ..eventlog import Timeline, diff_snapshots
+from ..eventlog.entries import recorded_state_hash
 from .graph import active_state_ids
 from .usage import USAGE_TYPE, UsageIndex
 from .wire import jsonable
@@ -36,7 +36,7 @@ CHANGED_PATHS_CAP = 200
 
 @runtime_checkable
 class ReplaySource(Protocol):
-    """Random access to the states of a log; `Timeline` of `agent_explorer.log` is the real one.
+    """Random access to the states of a log; `Timeline` of `agent_explorer.eventlog` is the real one.
 
     `trace_at(i)` returns the microsteps of entry i (`{event, transitions, exited, entered}`); sources that
     cannot trace may return []. Every index is 0-based into the log; the state at i is the state after entry i.

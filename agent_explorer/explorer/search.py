@@ -256,7 +256,7 @@ def fold_contexts(machine: Any, entries: Sequence[Mapping[str, Any]]) -> Iterato
     """The context after each entry, by one pure fold (replay's rules; versions are not re-checked here:
     the explorer checked them when it opened the log). Cheaper than asking a Timeline index by index."""
     from ..engine import transition
-    from ..log.replay import seed
+    from ..eventlog.replay import seed
 
     snapshot, _ = seed(machine, entries[0], check_version=False)
     yield snapshot.context

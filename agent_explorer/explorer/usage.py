@@ -11,7 +11,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..log import USAGE_EVENT_TYPE, get_usage_from_events
+from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 

@@ -20,7 +20,7 @@ import anywidget
 import traitlets
 
 from ..errors import AgentError, AgentMachineVersionMismatchError
-from ..log import compare_machines, verify_log
+from ..eventlog import compare_machines, verify_log
 from .aio import run_sync
 from .branches import Branch, BranchComparison, Lineage, adopt_thread, validate_event
 from .composer import composer_payload, dry_run

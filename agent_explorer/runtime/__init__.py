@@ -25,7 +25,7 @@ from .run import RunResult, run_agent
 def _register_with_log_replay() -> None:
     """Let `log.replay(...).effects` come from get_agent_effects, with entries as history (so
     decision occurrences count from causation ids). The log layer cannot import us: we register."""
-    from ..log.replay import register_effects_provider
+    from ..eventlog.replay import register_effects_provider
 
     register_effects_provider(
         lambda machine, snapshot, actions, entries: get_agent_effects(machine, snapshot, actions, history=list(entries))

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..engine._util import UNDEFINED
 from ..engine.actors import resolve_logic
-from ..log.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
+from ..eventlog.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .agent_setup import logic_kind
 from .executors import AgentRequest
 
@@ -55,7 +55,7 @@ def to_done_event(site: str, output: Any) -> dict[str, Any]:
 
 def to_error_event(site: str, error: Any) -> dict[str, Any]:
     """`xstate.error.actor.<site>` with the error normalised to `{name, message, cause?}`."""
-    from ..log.entries import normalize_error
+    from ..eventlog.entries import normalize_error
 
     return {"type": f"{ERROR_PREFIX}{site}", "error": normalize_error(error)}
 
@@ -486,7 +486,7 @@ def _seed_ledger(
     """(snapshot, the init's actions, ledger, the effects it surfaced) from a journal's init item.
     Entries stamped by another machine version are refused, as replay refuses them (an init entry
     carrying a snapshot is exempt: it is the version bridge); bare events carry no version."""
-    from ..log.replay import require_init_entry, seed
+    from ..eventlog.replay import require_init_entry, seed
 
     init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
     assert first is not None
@@ -532,7 +532,7 @@ class _Fold:
 
     def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
         """Fold `source[len(items):]` (the caller checked that `items` is its prefix)."""
-        from ..log.replay import check_entry_machine
+        from ..eventlog.replay import check_entry_machine
 
         ledger = self.ledger
         ledger.snapshot = self.snapshot  # get_agent_effects may have pointed it elsewhere

@@ -27,8 +27,8 @@ from ..errors import (
     AgentEventLogConflictError,
     NonSerializableAgentEventError,
 )
-from ..log.entries import recorded_state_hash
-from ..log.machine_ref import find_machine_ref
+from ..eventlog.entries import recorded_state_hash
+from ..eventlog.machine_ref import find_machine_ref
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
 from .executors import as_executors
@@ -211,7 +211,7 @@ class _Run:
         self.completions.put_nowait(None)
 
     def accept(self, event: dict[str, Any], snapshot_after: Any, causation_id: str | None) -> dict[str, Any]:
-        from ..log.entries import create_replay_entry
+        from ..eventlog.entries import create_replay_entry
 
         assert self.journal is not None
         if not self.journaling:
@@ -382,7 +382,7 @@ async def run_agent(
     `machine_ref` (else found among imported modules) and `metadata` go on a new init entry.
     """
     from ..engine import initial_transition
-    from ..log.entries import init_entry
+    from ..eventlog.entries import init_entry
 
     if store is not None and thread_id is None:
         raise AgentError(
@@ -490,7 +490,7 @@ def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) 
     raises `AgentReplayDivergenceError` naming the first divergent one."""
     from ..canonical.jcs import state_hash
     from ..errors import AgentReplayDivergenceError
-    from ..log.replay import replay
+    from ..eventlog.replay import replay
 
     tail = log[-1]
     recorded = recorded_state_hash(tail)
@@ -520,8 +520,8 @@ def _bridge_or_check(
 ) -> list[dict[str, Any]]:
     """Same version: check the snapshot as a cache of the log (the log is then folded). Another
     version: the version bridge, a new segment whose init entry carries the migrated snapshot."""
-    from ..log.snapshot_cache import resume_state
-    from ..log.version_bridge import bridge_version, segment_version
+    from ..eventlog.snapshot_cache import resume_state
+    from ..eventlog.version_bridge import bridge_version, segment_version
 
     persisted = snapshot if isinstance(snapshot, Mapping) else machine.get_persisted_snapshot(snapshot)
     machine_id, version = segment_version(log)

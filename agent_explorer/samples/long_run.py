@@ -16,7 +16,7 @@ from typing import Any
 
 from ..engine import initial_transition, transition
 from ..errors import AgentError
-from ..log import create_replay_entry, init_entry
+from ..eventlog import create_replay_entry, init_entry
 from ..runtime import AgentRequest, run_agent
 from .clock import SampleClock, entry_ids
 from .inbox import (

@@ -181,7 +181,7 @@ def _validator() -> Callable[..., None]:
     # Imported lazily (once): the log layer sits below the stores, but importing it at module load
     # would make `agent_explorer.stores` pay for the whole log package even for `open_store`.
     if not _VALIDATOR:
-        from ..log.entries import assert_agent_log_entry
+        from ..eventlog.entries import assert_agent_log_entry
 
         _VALIDATOR.append(assert_agent_log_entry)
     return _VALIDATOR[0]

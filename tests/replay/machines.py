@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from agent_explorer.engine import assign, from_promise, initial_transition, setup, transition
-from agent_explorer.log.entries import create_replay_entry, init_entry
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry
 
 HISTORY_CAP = 20
 DECIDE_TIMEOUT_MS = 60_000

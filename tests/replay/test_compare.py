@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_explorer.engine import assign, setup
-from agent_explorer.log.diff import compare_machines
+from agent_explorer.eventlog.diff import compare_machines
 
 from .machines import agent_machine, conversation, record
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent_explorer.log.diff import Change, diff_snapshots, json_equal
+from agent_explorer.eventlog.diff import Change, diff_snapshots, json_equal
 
 
 def persisted(value: object = "idle", **context: object) -> dict[str, object]:

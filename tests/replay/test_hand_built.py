@@ -9,9 +9,9 @@ import pytest
 from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import assign, setup
 from agent_explorer.errors import AgentReplayDivergenceError
-from agent_explorer.log.replay import replay
-from agent_explorer.log.timeline import Timeline
-from agent_explorer.log.verification import verify_log
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.timeline import Timeline
+from agent_explorer.eventlog.verification import verify_log
 
 
 @pytest.fixture

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentReplayDivergenceError
-from agent_explorer.log.replay import replay
-from agent_explorer.log.timeline import Timeline
-from agent_explorer.log.verification import verify_log
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.timeline import Timeline
+from agent_explorer.eventlog.verification import verify_log
 
 from .machines import (
     APPROVE,

@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent_explorer.log.diff import diff_snapshots, json_equal
-from agent_explorer.log.replay import replay
-from agent_explorer.log.timeline import Timeline
-from agent_explorer.log.verification import verify_log
+from agent_explorer.eventlog.diff import diff_snapshots, json_equal
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.timeline import Timeline
+from agent_explorer.eventlog.verification import verify_log
 
 from .machines import WORKSPACE_EVENTS, agent_machine, live_states, record, workspace_machine
 from .strategies import events

@@ -15,12 +15,12 @@ from agent_explorer.errors import (
     AgentMachineVersionMismatchError,
     AgentReplayDivergenceError,
 )
-from agent_explorer.log.replay import replay
+from agent_explorer.eventlog.replay import replay
 
 from .machines import APPROVE, agent_machine, ask, drafted, live_states, looked_up, record, usage
 
 # The package exports the function `replay`, which shadows the module of the same name.
-replay_module = importlib.import_module("agent_explorer.log.replay")
+replay_module = importlib.import_module("agent_explorer.eventlog.replay")
 
 
 def test_replay_equals_the_live_fold_and_checks_every_hash(machine: Any, log: list[dict[str, Any]]) -> None:

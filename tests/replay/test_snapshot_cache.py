@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentSnapshotDivergedError
-from agent_explorer.log.entries import fork_event_log
-from agent_explorer.log.replay import replay
-from agent_explorer.log.snapshot_cache import find_in_flight, persist_snapshot, resume_state
+from agent_explorer.eventlog.entries import fork_event_log
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.snapshot_cache import find_in_flight, persist_snapshot, resume_state
 
 from .machines import CANCEL, agent_machine, ask, record
 

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentLogFormatError, AgentReplayDivergenceError
-from agent_explorer.log.diff import compare_machines
-from agent_explorer.log.replay import replay
-from agent_explorer.log.snapshot_cache import find_in_flight, persist_snapshot
-from agent_explorer.log.verification import verify_log
+from agent_explorer.eventlog.diff import compare_machines
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.snapshot_cache import find_in_flight, persist_snapshot
+from agent_explorer.eventlog.verification import verify_log
 
 from .machines import agent_machine, conversation, record
 
@@ -133,7 +133,7 @@ def test_a_transition_that_raises_is_reported_and_skipped(machine: Any, log: lis
 
 
 def test_a_log_cut_mid_flight(machine: Any, log: list[dict[str, Any]], tmp_path: Path) -> None:
-    from agent_explorer.log.files import read_log, write_log
+    from agent_explorer.eventlog.files import read_log, write_log
 
     path = tmp_path / "run.jsonl"
     write_log(path, log[:9])  # 8 is a draft completion; 9 (REJECT) is written half

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentLogFormatError, AgentMachineVersionMismatchError
-from agent_explorer.log.entries import create_replay_entry
-from agent_explorer.log.replay import replay
-from agent_explorer.log.timeline import Timeline, default_checkpoint_interval
+from agent_explorer.eventlog.entries import create_replay_entry
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.timeline import Timeline, default_checkpoint_interval
 
 from .machines import APPROVE, agent_machine, ask, conversation, drafted, live_states, record
 
@@ -174,7 +174,7 @@ def test_fork_shares_checkpoints_and_grows_apart(machine: Any, long_log: list[di
 def test_effects_at_uses_the_provider_with_the_causing_actions(machine: Any) -> None:
     import importlib
 
-    replay_module = importlib.import_module("agent_explorer.log.replay")
+    replay_module = importlib.import_module("agent_explorer.eventlog.replay")
     seen: list[tuple[Any, list[str], int]] = []
 
     def provider(m: Any, snapshot: Any, actions: Any, entries: Any) -> list[Any]:
@@ -199,7 +199,7 @@ def test_effects_at_uses_the_provider_with_the_causing_actions(machine: Any) -> 
 def test_a_background_build_lets_other_threads_read(machine: Any, long_log: list[dict[str, Any]]) -> None:
     import threading
 
-    from agent_explorer.log import timeline as timeline_module
+    from agent_explorer.eventlog import timeline as timeline_module
 
     timeline = Timeline(machine, long_log, checkpoint_every=5, lazy=True)
     reports: list[tuple[int, int]] = []
@@ -231,7 +231,7 @@ def test_checkpoints_continue_exactly_like_the_fold_from_zero() -> None:
     a Timeline checkpoint must not: state_at(i) equals replay(entries[:i+1]) across the checkpoint."""
     from agent_explorer import create_machine, create_replay_entry, init_entry, replay, transition
     from agent_explorer.engine import initial_transition
-    from agent_explorer.log import Timeline
+    from agent_explorer.eventlog import Timeline
 
     machine = create_machine({"id": "m", "initial": "w", "states": {
         "w": {"initial": "p", "on": {"OFF": "#m.off"}, "states": {

@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
-from agent_explorer.log.replay import replay
-from agent_explorer.log.snapshot_cache import persist_snapshot
-from agent_explorer.log.version_bridge import bridge_version
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.snapshot_cache import persist_snapshot
+from agent_explorer.eventlog.version_bridge import bridge_version
 
 from .machines import APPROVE, agent_machine, ask, conversation, drafted, looked_up, record
 

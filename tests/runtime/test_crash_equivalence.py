@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.log.replay import replay
+from agent_explorer.eventlog.replay import replay
 from agent_explorer.runtime import run_agent
 from agent_explorer.runtime.effects import completion_site
 

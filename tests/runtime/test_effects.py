@@ -7,8 +7,8 @@ import pytest
 
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.errors import AgentLogFormatError
-from agent_explorer.log.entries import create_replay_entry, init_entry
-from agent_explorer.log.replay import replay as log_replay
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry
+from agent_explorer.eventlog.replay import replay as log_replay
 from agent_explorer.steps import (
     get_agent_effects,
     replay,

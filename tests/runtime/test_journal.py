@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentEventLogConflictError, AgentStoreError
-from agent_explorer.log.replay import replay
+from agent_explorer.eventlog.replay import replay
 from agent_explorer.runtime import ScriptedModel, run_agent
 from agent_explorer.runtime.executors import AgentRequest
 

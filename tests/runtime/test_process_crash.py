@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.log.replay import replay
+from agent_explorer.eventlog.replay import replay
 from agent_explorer.runtime import run_agent
 
 from .machines import FULL_INPUT, full_machine, full_model

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentEventLogConflictError
-from agent_explorer.log.replay import replay
-from agent_explorer.log.usage import get_usage_from_events
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.usage import get_usage_from_events
 from agent_explorer.runtime import ScriptedModel, parse_agent_event, run_agent
 
 from .conftest import counting_ids, ticking_clock

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from agent_explorer.errors import AgentError, AgentSnapshotDivergedError
-from agent_explorer.log.replay import replay
-from agent_explorer.log.snapshot_cache import persist_snapshot
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.snapshot_cache import persist_snapshot
 from agent_explorer.runtime import ScriptedModel, run_agent
 
 from .conftest import counting_ids

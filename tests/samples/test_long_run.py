@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from agent_explorer.log import verify_log
+from agent_explorer.eventlog import verify_log
 from agent_explorer.samples import inbox_agent
 from agent_explorer.samples.long_run import (
     entries_for_tickets,

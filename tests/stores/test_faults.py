@@ -159,7 +159,7 @@ def _fast_context() -> Any:
     ctx = multiprocessing.get_context("forkserver")
     # The server cannot import this test package (it ignores sys.path in 3.11), so preload what the
     # workers import; children then only unpickle their target.
-    ctx.set_forkserver_preload(["__main__", "agent_explorer", "agent_explorer.log.entries", "agent_explorer.stores.sqlite", "agent_explorer.stores.postgres"])
+    ctx.set_forkserver_preload(["__main__", "agent_explorer", "agent_explorer.eventlog.entries", "agent_explorer.stores.sqlite", "agent_explorer.stores.postgres"])
     return ctx
 
 

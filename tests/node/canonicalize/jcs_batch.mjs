@@ -1,4 +1,4 @@
-// Oracle for tests/log/test_hashing.py: canonicalise a batch of JSON values with the npm package
+// Oracle for tests/eventlog/test_hashing.py: canonicalise a batch of JSON values with the npm package
 // `canonicalize` (RFC 8785 JCS) in one process.
 // stdin: a JSON array of values. stdout: a JSON array of {canonical: base64(UTF-8), sha256: hex},
 // or {error: message} for a value canonicalize refuses. Base64 keeps the comparison byte-exact.

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.canonical.strict import MAX_SAFE_INTEGER
 from agent_explorer.errors import AgentError, AgentLogFormatError
-from agent_explorer.log.files import iter_log, read_log, write_log
+from agent_explorer.eventlog.files import iter_log, read_log, write_log
 
 from .conftest import build_log
 

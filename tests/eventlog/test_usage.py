@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_explorer.log.entries import create_replay_entry
-from agent_explorer.log.usage import get_usage_from_events
+from agent_explorer.eventlog.entries import create_replay_entry
+from agent_explorer.eventlog.usage import get_usage_from_events
 
 from .conftest import StandInMachine, build_log
 

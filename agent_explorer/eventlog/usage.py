@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_explorer.log.entries import USAGE_EVENT_TYPE
+from agent_explorer.eventlog.entries import USAGE_EVENT_TYPE
 
 __all__ = ["TOKEN_KEYS", "get_usage_from_events"]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.log.entries import create_replay_entry, init_entry
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from agent_explorer.errors import (
     AgentLogFormatError,
     NonSerializableAgentEventError,
 )
-from agent_explorer.log.entries import (
+from agent_explorer.eventlog.entries import (
     INIT_EVENT_TYPE,
     assert_agent_log_entry,
     check_entry_shape,
