@@ -45,7 +45,6 @@ from .errors import (
     MachineConfigError,
     NonSerializableAgentEventError,
 )
-
 from .eventlog import (
     Timeline,
     assert_agent_log_entry,
@@ -58,7 +57,6 @@ from .eventlog import (
     get_usage_from_events,
     init_entry,
     read_log,
-    replay,
     state_hash,
     verify_log,
     write_log,
@@ -72,6 +70,7 @@ from .runtime import (
     run_agent,
     setup_agent,
 )
+from .steps import replay
 from .stores import (
     SqliteEventLogStore,
     assert_event_log_store_conformance,

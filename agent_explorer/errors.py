@@ -23,7 +23,7 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 infinite-loop, non-persistable-child
     log         invalid-init-entry, missing-init-entry, invalid-entry-field, reserved-event-type,
                 duplicate-entry-id, empty-log, not-quiescent (`.in_flight`), migration-failed,
-                engine-unavailable
+                engine-unavailable, no-effect-ledger (the log layer's replay/Timeline asked what is owed)
     runtime     missing-thread-id, event-log-conflict (explicit events differ from the thread),
                 missing-executor, invalid-executor-result, decision-rejected, scripted-model-exhausted,
                 run-limit, version-bridge-needs-new-thread

@@ -16,7 +16,7 @@ from typing import Any
 from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
 from .entries import init_entry, recorded_state_hash
-from .replay import require_init_entry, strip_agent_meta
+from .fold import require_init_entry, strip_agent_meta
 
 __all__ = ["bridge_version", "segment_version"]
 

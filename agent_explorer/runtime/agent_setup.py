@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..engine import setup
 from ..errors import AgentError
 from .parse import RESERVED_PREFIXES
 
@@ -206,7 +207,6 @@ def setup_agent(
     The schemas hang on `machine.extensions["schemas"]`, where `parse_agent_event` reads them.
     Actor sources may be agent kinds (`create_text_logic`, ...) or `from_promise` tasks.
     """
-    from ..engine import setup
 
     merged = dict(extensions or {})
     merged["schemas"] = _check_schemas(schemas)

@@ -27,6 +27,7 @@ from ..errors import (
     NonSerializableAgentEventError,
 )
 from .base import EventLogStore
+from .urls import open_store
 
 __all__ = [
     "assert_event_log_store_conformance",
@@ -512,7 +513,6 @@ async def assert_event_log_store_conformance(
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m agent_explorer.stores.conformance STORE_URL`: run the suite, print one line per check."""
-    from .urls import open_store
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:

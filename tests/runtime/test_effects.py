@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from agent_explorer import replay as log_replay
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.errors import AgentLogFormatError
 from agent_explorer.eventlog.entries import create_replay_entry, init_entry
-from agent_explorer.eventlog.replay import replay as log_replay
 from agent_explorer.steps import (
     get_agent_effects,
     replay,
