@@ -2,7 +2,7 @@
 
 Job: seed from the `@agent.init` entry (input -> `initial_transition`, snapshot ->
 `restore_snapshot`), fold each later entry's event with the engine's pure `transition`, and check
-`verification.stateHash` on the way (shared/seeds/001 "Replay", "Verification"). Must never
+`verification.stateHash` on the way (docs/semantics/replay.md "Fold rules", "Verify modes"). Must never
 execute an action, call a model, read a clock, or mutate an entry. The fold helpers here
 (`seed`, `check_entry_machine`, ...) are shared by verification, timeline, diff and the snapshot
 cache so that every fold in the package obeys the same rules.
@@ -55,7 +55,7 @@ EffectsProvider = Callable[[Any, Any, Sequence[Any], Sequence[Mapping[str, Any]]
 """`provider(machine, snapshot, actions, entries) -> effects` (the runtime's get_agent_effects)."""
 
 _effects_provider: EffectsProvider | None = None
-# Where the runtime layer publishes get_agent_effects (API.md §4). Looked up lazily, and only
+# Where the runtime layer publishes get_agent_effects (docs/api.md §4). Looked up lazily, and only
 # when `.effects` is read, so the log layer never imports the runtime at import time.
 _EFFECTS_MODULES = ("agent_explorer.steps", "agent_explorer.runtime.steps")
 
@@ -63,7 +63,7 @@ _EFFECTS_MODULES = ("agent_explorer.steps", "agent_explorer.runtime.steps")
 def register_effects_provider(provider: EffectsProvider | None) -> None:
     """Let the runtime layer say how owed effects are derived (None unregisters).
 
-    The log layer sits below the runtime (DESIGN.md), so it cannot import `get_agent_effects`;
+    The log layer sits below the runtime (docs/design.md "Layers"), so it cannot import `get_agent_effects`;
     the runtime's `steps` module registers it here on import instead.
     """
     global _effects_provider
