@@ -1,6 +1,6 @@
 """agent_explorer: open, scrub, verify and rewrite recorded runs of statechart-driven agents.
 
-The public surface of shared/API.md, re-exported from the layers (engine -> log -> stores -> runtime ->
+The public surface of docs/api.md, re-exported from the layers (engine -> log -> stores -> runtime ->
 explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
 `[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
 

@@ -106,7 +106,7 @@ class AgentEventLogConflictError(AgentError):
 
     @property
     def actual_index(self) -> int:
-        """The seeds' name for the same number (the next index the thread expects)."""
+        """The upstream design's name for the same number (the next index the thread expects)."""
         return self.actual_length
 
 

@@ -1,4 +1,4 @@
-"""The step path (shared/seeds/003, API.md §4): drive an agent machine one external input at a time.
+"""The step path (docs/semantics/step-path.md, docs/api.md §4): drive an agent machine one external input at a time.
 
 Re-exports the pure moves a durable host needs (initial_transition / transition, init_entry,
 get_agent_effects, execute_agent_request, resolve_decision, to_done_event / to_error_event) and

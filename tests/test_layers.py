@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
+"""The layering of docs/design.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
 
 from __future__ import annotations
 

@@ -392,7 +392,7 @@ class EnqueueActions(BuiltinAction):
         return {"type": self.type, "params": {"collect": callable_name(self.collect)}}
 
 
-# -- creators (the public names of shared/API.md) ---------------------------------------------
+# -- creators (the public names of docs/api.md §1) --------------------------------------------
 
 
 def assign(assignment: dict[str, Any] | Callable[..., dict[str, Any]]) -> Assign:

@@ -1,4 +1,4 @@
-"""Snapshot as cache (shared/seeds/000): stamp, check and use persisted snapshots over a log.
+"""Snapshot as cache (docs/semantics/replay.md "Snapshot as cache"): stamp, check and use cached snapshots of a log.
 
 Job: `persist_snapshot` stamps a quiescent state with `agentMeta {machineId, version, logId,
 logIndex}` (refusing mid-flight states); `resume_state` decides between the fast path (restore the

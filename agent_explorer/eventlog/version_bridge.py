@@ -1,4 +1,4 @@
-"""Version bridge (shared/seeds/000): carry a run across a machine version change.
+"""Version bridge (docs/semantics/replay.md "Version bridge"): carry a run across a machine version change.
 
 Job: from an old log plus the snapshot it ended in, run the machine-owned `migrate` and start a
 new, self-contained segment whose `@agent.init` entry carries the migrated snapshot and

@@ -81,7 +81,7 @@ class DecisionLogic:
 
 @dataclass(frozen=True, eq=False)
 class PlanLogic:
-    """An ordered sequence of decisions (seeds/003 "Plans"), ended by `agent.plan.done`, a
+    """An ordered sequence of decisions (docs/semantics/step-path.md "Plans"), ended by `agent.plan.done`, a
     `stop_on` event, `max_steps`, or no legal events; completes with `{steps, stopped}`."""
 
     prompt: PromptBuilder | str | None = None
@@ -153,7 +153,7 @@ def create_plan_logic(
     max_attempts: int = 3,
     **options: Any,
 ) -> PlanLogic:
-    """Actor logic for a plan: decisions applied one per frontier until done (seeds/003 "Plans")."""
+    """Actor logic for a plan: decisions applied one per frontier until done (docs/semantics/step-path.md "Plans")."""
     if not isinstance(max_steps, int) or max_steps < 1:
         raise AgentError(f"create_plan_logic(max_steps={max_steps!r}) must be a positive int.", code="invalid-argument")
     return PlanLogic(

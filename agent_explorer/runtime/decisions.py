@@ -17,7 +17,7 @@ from .executors import AgentRequest, ChoiceResult, maybe_await, normalize_choice
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "PLAN_DONE_EVENT_TYPE", "resolve_decision", "resolve_decision_detailed"]
 
-#: The reserved move that ends a plan (seeds/003 "Plans").
+#: The reserved move that ends a plan (docs/semantics/step-path.md "Plans").
 PLAN_DONE_EVENT_TYPE = "agent.plan.done"
 DEFAULT_MAX_ATTEMPTS = 3
 

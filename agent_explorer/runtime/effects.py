@@ -1,4 +1,4 @@
-"""Lowering a frontier into agent effects, and the ledger of effects still owed (seeds/003).
+"""Lowering a frontier into agent effects, and the ledger of effects still owed (docs/semantics/step-path.md).
 
 `get_agent_effects` turns one transition's actions into ordered effects (`text`, `decision`, `plan`,
 `task`, `delay`, `execute`) in document order, then appends the snapshot-only ones still owed;
@@ -604,11 +604,11 @@ def get_agent_effects(
     """Lower a frontier into ordered effects: the actions' effects in document order, then the
     snapshot-only effects still owed (children spawned earlier, a re-surfacing plan), by site id.
 
-    `history` is the journal so far (log entries, or bare events as in seeds/003's loop); request
+    `history` is the journal so far (log entries, or bare events); request
     ids count occurrences from it. When it starts with its `@agent.init` item it is folded to know
     exactly which earlier children and timers are still owed; otherwise a child still present in
     the snapshot with no completion in `history` is taken as owed. `history` should end with the
-    entry that produced `snapshot` (as seeds/003's loop appends before it transitions). Pass
+    entry that produced `snapshot` (as the loop in docs/semantics/step-path.md "The host loop" does). Pass
     entries rather than bare events when decisions repeat: a decision's occurrence is counted
     from `causationId`.
     """

@@ -37,7 +37,7 @@ class Outcome:
 
 
 def usage_event(request_id: str, model: str | None, usage: dict[str, Any]) -> dict[str, Any]:
-    """An `@agent.usage` event (API.md §2: `requestId`, `model`, `usage`)."""
+    """An `@agent.usage` event (docs/api.md §2: `requestId`, `model`, `usage`)."""
     return {"type": "@agent.usage", "requestId": request_id, "model": model or "unknown", "usage": dict(usage)}
 
 
@@ -156,7 +156,7 @@ async def execute_agent_request(
     on_chunk: Callable[[str], Any] | None = None,
     validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Any:
-    """Run a text / task / decision effect and return its output (seeds/003 `executeAgentRequest`).
+    """Run a text / task / decision effect and return its output (docs/semantics/step-path.md "Effect kinds").
 
     A text effect dispatches on its `mode` to `generate_text` or `stream_text` and returns
     `{"text": ...}`; a task returns its promise's result; a decision returns the chosen event.

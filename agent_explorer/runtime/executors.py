@@ -57,7 +57,7 @@ class AgentRequest:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-friendly view (camelCase, as requests appear in the seeds)."""
+        """A JSON-friendly view (camelCase keys, as the upstream design spells a request)."""
         data: dict[str, Any] = {
             "kind": self.kind,
             "requestId": self.request_id,

@@ -368,7 +368,7 @@ async def run_agent(
     on_chunk: Callable[[str], Any] | None = None,
     max_transitions: int = 10_000,
 ) -> RunResult:
-    """Run `machine` until it settles `done | idle | error` (seeds/000, 001).
+    """Run `machine` until it settles `done | idle | error` (docs/semantics/runtime.md).
 
     With `store` (and the required `thread_id`) the thread's log is the resume, and every accepted
     input is appended at its own index before any later call starts; a rejected write aborts the
@@ -453,7 +453,7 @@ async def run_agent(
             try:
                 init = init_entry(machine, input=input, metadata=base_meta, now=now, id=ids() if ids else None)
             except NonSerializableAgentEventError:
-                init = None  # seeds/001: an unserializable initial state produces no log at all
+                init = None  # an unserializable initial state produces no log at all (docs/semantics/runtime.md)
         if init is None:
             run.journaling = False
             init = {"event": {"type": "@agent.init"}}

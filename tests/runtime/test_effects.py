@@ -1,5 +1,5 @@
-"""get_agent_effects and the step path's replay (seeds/003 "Ordering guarantee", "requestId",
-"Crash recovery and resume") on real engine machines."""
+"""get_agent_effects and the step path's replay (docs/semantics/step-path.md "Ordering",
+"Request ids: site#occurrence", "Crash recovery by replay") on real engine machines."""
 
 from __future__ import annotations
 
