@@ -44,8 +44,8 @@ from .errors import (
     AgentStoreError,
     MachineConfigError,
     NonSerializableAgentEventError,
+    ProviderError,
 )
-
 from .eventlog import (
     Timeline,
     assert_agent_log_entry,
@@ -124,6 +124,7 @@ __all__ = [
     "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError", "AgentMachineVersionMismatchError",
     "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError", "NonSerializableAgentEventError",
     "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
+    "ProviderError",
     # §6 explorer
     "Explorer",
 ]

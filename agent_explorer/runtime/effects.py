@@ -22,6 +22,7 @@ from ..engine.actors import resolve_logic
 from ..eventlog.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .agent_setup import logic_kind
 from .executors import AgentRequest
+from .parse import event_schemas
 
 __all__ = [
     "EFFECT_KINDS",
@@ -286,6 +287,7 @@ def _request(
         stop_on=stop_on,
         applied=applied,
         options=dict(getattr(logic, "options", {}) or {}),
+        schemas=event_schemas(machine) if kind in ("decision", "plan") else {},
     )
 
 
