@@ -408,10 +408,7 @@ def provider_error(provider: str, request: AgentRequest, error: Exception, secre
     provider_request_id = getattr(error, "request_id", None)
     detail = scrub(str(error), secrets)
     where = f" (HTTP {status})" if isinstance(status, int) else ""
-    message = (
-        f"{provider} call for request {request.request_id} failed{where} after the client's retries: "
-        f"{type(error).__name__}: {detail}"
-    )
+    message = f"{provider} call for request {request.request_id} failed{where}: {type(error).__name__}: {detail}"
     failure = ProviderError(
         message,
         request_id=request.request_id,
