@@ -125,15 +125,18 @@ class ProviderServer:
             def log_message(self, format: str, *args: Any) -> None:  # quiet
                 return None
 
+            def do_GET(self) -> None:
+                self.do_POST()
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
+                raw = self.rfile.read(length) if length else b""
                 try:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = None
                 recorded = Recorded(
-                    "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw
+                    self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, raw
                 )
                 reply, _ = server._answer(recorded)
                 if reply.delay:
