@@ -20,6 +20,7 @@ from ..runtime.decisions import PLAN_DONE_EVENT_TYPE
 from ..runtime.executors import AgentRequest
 
 __all__ = [
+    "BAD_ARGUMENTS",
     "NO_TOOL_CALL",
     "EventTools",
     "Prompt",
@@ -41,6 +42,8 @@ __all__ = [
 #: The event type a decision answer is given when the model called no tool: it is never a legal
 #: event, so `resolve_decision` refuses it and asks again, telling the model what went wrong.
 NO_TOOL_CALL = "(no tool call)"
+#: Likewise for a tool call whose arguments are not a JSON object.
+BAD_ARGUMENTS = "(bad arguments for {name})"
 
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -239,22 +242,22 @@ class EventTools:
     by_name: dict[str, str]  # tool name -> event type
 
     def event_for(self, name: str, arguments: Any) -> dict[str, Any]:
-        """The machine event a tool call stands for. An unknown name comes back as itself, so
-        `resolve_decision` refuses it as not legal; arguments that are not an object raise."""
+        """The machine event a tool call stands for. An unknown name comes back as itself, and
+        arguments that are not a JSON object as the type `(bad arguments for <name>)`: neither is a
+        legal event, so `resolve_decision` refuses the choice and asks again, as for a schema failure."""
         event_type = self.by_name.get(name, name)
+        payload: Any
         if arguments is None or arguments == "":
-            payload: Any = {}
+            payload = {}
         elif isinstance(arguments, str):
             try:
                 payload = json.loads(arguments)
-            except ValueError as error:
-                raise ProviderError(
-                    f"The model called tool {name!r} with arguments that are not JSON ({error}).",
-                ) from None
+            except ValueError:
+                payload = None
         else:
             payload = arguments
         if not isinstance(payload, Mapping):
-            raise ProviderError(f"The model called tool {name!r} with {type(payload).__name__} arguments, not an object.")
+            return {"type": BAD_ARGUMENTS.format(name=name)}
         return {**{k: v for k, v in payload.items() if k != "type"}, "type": event_type}
 
 

@@ -379,3 +379,26 @@ async def test_a_decision_refused_every_time_journals_each_attempts_usage(
     # The three refused attempts were billed, so all three are journaled.
     assert [u for u in usage_entries(entries) if u[0] == "choose#1"] == [over_limit] * 3
     assert verify_log(triage_agent, entries, strict=True).ok
+
+
+async def test_a_tool_call_with_unusable_arguments_is_refused_and_asked_again(
+    provider: Provider, server: ProviderServer
+) -> None:
+    provider.on(server, "summary", "Summarise:", provider.json("triage_summary.json"))
+    provider.on(server, "reply", "Write a reply about", provider.sse("triage_reply.sse"))
+    provider.on(
+        server, "choose", "Decide on the ticket",
+        provider.json("triage_choose_bad_arguments.json"), provider.json("triage_choose_ok.json"),
+    )
+    provider.on(server, "tag", "Tag the ticket", provider.json("triage_tag_done.json"))
+    result = await run_agent(triage_agent, input=TRIAGE_INPUT, executors=provider.executors(server))
+    assert result.status == "done" and result.snapshot.value == "done", (result.cause, result.error)
+    assert result.output["refund"] == {"type": "REFUND", "amountCents": 4000, "reason": "double charge"}
+    asked = server.requests_for("Decide on the ticket")
+    assert len(asked) == 2
+    assert "(bad arguments for REFUND)" in json.dumps(asked[1].body["messages"][-1])
+    bad = {"openai": {"inputTokens": 118, "outputTokens": 16, "totalTokens": 134},
+           "anthropic": {"inputTokens": 148, "outputTokens": 12, "totalTokens": 160}}[provider.name]
+    choose_usage = [u[2] for u in usage_entries(result.events) if u[0] == "choose#1"]
+    assert choose_usage == [bad, TRIAGE_USAGE[provider.name][4][2]]
+    assert verify_log(triage_agent, result.events, strict=True).ok
