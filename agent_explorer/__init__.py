@@ -44,6 +44,7 @@ from .errors import (
     AgentStoreError,
     MachineConfigError,
     NonSerializableAgentEventError,
+    ProviderError,
 )
 from .eventlog import (
     Timeline,
@@ -123,6 +124,7 @@ __all__ = [
     "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError", "AgentMachineVersionMismatchError",
     "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError", "NonSerializableAgentEventError",
     "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
+    "ProviderError",
     # §6 explorer
     "Explorer",
 ]

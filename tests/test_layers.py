@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab")
+HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab", "openai", "anthropic")
 
 
 def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> None:
@@ -22,7 +22,7 @@ def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> Non
     assert out.stdout.strip() == "", f"importing agent_explorer loaded {out.stdout.strip()}"
 
 
-LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "explorer"]
+LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "providers", "explorer"]
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_explorer"
 
 
@@ -56,6 +56,23 @@ def test_imports_point_down_only(layer: str) -> None:
         if imported_layers(path) - allowed
     }
     assert not offenders, f"{layer}/ imports layers above it: {offenders}"
+
+
+def test_the_providers_import_no_sdk_until_a_client_is_handed_in() -> None:
+    # The executors duck-type the client: importing them, even without the extras installed, loads no SDK.
+    code = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def fake(name, *a, **k):\n"
+        "    if name.split('.')[0] in ('openai', 'anthropic'):\n"
+        "        raise ImportError('No module named ' + repr(name))\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = fake\n"
+        "from agent_explorer.providers import OpenAIExecutors, AnthropicExecutors\n"
+        "print([m for m in ('openai', 'anthropic') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_explorer_and_postgres_load_lazily_with_a_clear_error_when_missing() -> None:

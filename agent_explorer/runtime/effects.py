@@ -24,6 +24,7 @@ from ..eventlog.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, normalize_erro
 from ..eventlog.fold import Step, fold, seed
 from .agent_setup import logic_kind
 from .executors import AgentRequest
+from .parse import event_schemas
 
 __all__ = [
     "EFFECT_KINDS",
@@ -285,6 +286,7 @@ def _request(
         stop_on=stop_on,
         applied=applied,
         options=dict(getattr(logic, "options", {}) or {}),
+        schemas=event_schemas(machine) if kind in ("decision", "plan") else {},
     )
 
 

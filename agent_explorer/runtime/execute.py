@@ -124,7 +124,11 @@ async def perform_effect(
     try:
         if effect.kind == "text":
             result = await _text(request, call, on_chunk)
-            output = {"text": result.text}
+            output: dict[str, Any] = {"text": result.text}
+            if result.finish_reason is not None:
+                # An executor that reports why the model stopped also says which model answered.
+                output["finishReason"] = result.finish_reason
+                output["model"] = result.model or request.model
             usage = [usage_event(request.request_id, result.model or request.model, result.usage)] if result.usage else []
             return Outcome(effect.to_done_event(output), request.request_id, usage, output=output)
         if effect.kind == "decision":
@@ -145,7 +149,10 @@ async def perform_effect(
     except asyncio.CancelledError:
         raise
     except Exception as error:  # noqa: BLE001 - the call failed: journal the actor's error completion
-        return Outcome(effect.to_error_event(error), request.request_id, error=error)
+        # Attempts answered before the failure (a decision re-asked, then refused or failed) were
+        # billed all the same: their usage is journaled with the error completion.
+        spent = _usage_of(request, getattr(error, "answers", None) or ())
+        return Outcome(effect.to_error_event(error), request.request_id, spent, error=error)
 
 
 async def execute_agent_request(
