@@ -96,6 +96,12 @@ class RecordingSideView(TypedDict):
     reproduces: bool | None
 
 
+class CostView(TypedDict):
+    total: float
+    byModel: dict[str, float]
+    unpriced: list[str]  # models with usage but no price (their cost is not in `total`)
+
+
 class PendingFrame(TypedDict):
     """The frame of an index the background fold has not reached yet."""
 
@@ -122,6 +128,7 @@ class Frame(TypedDict):
     tags: NotRequired[list[str]]
     changed: NotRequired[list[list[str | int]]]
     usage: NotRequired[dict[str, JSON] | None]
+    cost: NotRequired[CostView | None]  # with prices: what the usage up to here cost, in USD
     hash: NotRequired[HashCheck]
     context: NotRequired[JSON]
     contextNote: NotRequired[str]

@@ -36,6 +36,7 @@ from .panels.table import TablePanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
+from .prices import Prices
 from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import UsageIndex, UsageLedger
@@ -65,6 +66,10 @@ class Explorer(anywidget.AnyWidget):
     which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
     burst of slider moves builds only the newest frame). The line is folded once: its checkpoints carry the
     snapshot, the effects owed and the hash check, and every panel reads that one fold.
+
+    `compare_with` is the machine that recorded the log (when today's differs): divergent indices then show
+    the recording's states beside the replay's. `prices={model: {"input": usd, "output": usd}}` (USD per
+    million tokens) costs the usage per model and per state in the panel, the ledger and `usage()`.
     """
 
     _esm = bundle.esm()
@@ -98,6 +103,7 @@ class Explorer(anywidget.AnyWidget):
         verify: bool | str = "auto",  # True / "auto" / "background" / False
         page_size: int = 100,
         check_version: bool = True,
+        prices: Mapping[str, Mapping[str, float]] | None = None,
         **kwargs: Any,
     ) -> None:
         if not entries:
@@ -107,6 +113,7 @@ class Explorer(anywidget.AnyWidget):
         if verify not in (True, False, "auto", "background"):
             raise AgentError(f"verify must be True, False, 'auto' or 'background', not {verify!r}",
                              code="invalid-verify-mode")
+        priced = Prices(prices)  # a bad price list is refused before anything is folded
         super().__init__(**kwargs)
         self.machine = machine
         self.compare_with = compare_with
@@ -118,7 +125,8 @@ class Explorer(anywidget.AnyWidget):
         self._lock = threading.RLock()
         # A long log opens before its one-pass indexes exist: the usage sums and type counts are built by the
         # background thread (frames say `usage: None` until then), as is the line's fold.
-        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size)
+        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size,
+                                 prices=priced)
 
         self._panels: list[Panel] = []
         self._chart = self._panel(_ChartPanel)
