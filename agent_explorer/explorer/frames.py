@@ -18,8 +18,8 @@ from ..eventlog.entries import recorded_state_hash
 from .branches import Branch
 from .graph import active_state_ids
 from .pending import pending_at
-from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
 from .prices import Prices
+from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
 from .recording import RecordingView
 from .usage import UsageIndex
 from .values import path_segments, taken_ids, value_text
