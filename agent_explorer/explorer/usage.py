@@ -47,18 +47,26 @@ class UsageIndex:
         self.entries = entries
         self.every = every
         self.positions: list[int] = []
-        for i, entry in enumerate(entries):
+        # checkpoints[j] = totals of the first j * every usage records
+        self._checkpoints: list[dict[str, Any]] = [{}]
+        self._scanned = 0
+        self.grown()
+
+    def grown(self) -> None:
+        """Index the entries appended since the last look (a followed thread grows its list in place)."""
+        entries, positions, every = self.entries, self.positions, self.every
+        for i in range(self._scanned, len(entries)):
+            entry = entries[i]
             # Fast path for the common shape (plain dicts); anything odd is checked the slow way.
             try:
                 if entry["event"]["type"] == USAGE_TYPE:
-                    self.positions.append(i)
+                    positions.append(i)
             except (KeyError, TypeError):
                 event = entry.get("event") if isinstance(entry, Mapping) else None
                 if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
-                    self.positions.append(i)
-        # checkpoints[j] = totals of the first j * every usage records
-        self._checkpoints: list[dict[str, Any]] = [{}]
-        for start in range(0, len(self.positions) - every + 1, every):
+                    positions.append(i)
+        self._scanned = len(entries)
+        for start in range((len(self._checkpoints) - 1) * every, len(positions) - every + 1, every):
             chunk = self._records(start, start + every)
             self._checkpoints.append(_combine(self._checkpoints[-1], get_usage_from_events(chunk)))
 

@@ -31,6 +31,7 @@ from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
 from .panels.cursor import CursorPanel
 from .panels.lineage import LineagePanel
+from .panels.live import LivePanel
 from .panels.search import SearchPanel
 from .panels.table import TablePanel
 from .panels.usage import UsagePanel
@@ -91,6 +92,7 @@ class Explorer(anywidget.AnyWidget):
     search_results = traitlets.Dict().tag(sync=True)
     lineage = traitlets.Dict().tag(sync=True)
     composer = traitlets.Dict().tag(sync=True)
+    live = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -104,6 +106,7 @@ class Explorer(anywidget.AnyWidget):
         page_size: int = 100,
         check_version: bool = True,
         prices: Mapping[str, Mapping[str, float]] | None = None,
+        follow: bool = False,
         **kwargs: Any,
     ) -> None:
         if not entries:
@@ -143,8 +146,12 @@ class Explorer(anywidget.AnyWidget):
         self._coverage = self._panel(CoveragePanel)
         self._composer = self._panel(ComposerPanel, lineage=self._lineage, cursor_index=lambda: self.index,
                                      show=lambda line, at: self.checkout(line, index=at))
+        self._live = self._panel(LivePanel, store=store, thread_id=thread_id, grow=self._grow,
+                                 jump_to_tail=self._jump_to_tail)
+        self._arrived_past_cursor = 0
         self._cursor.on_moved(self._table.follow)
         self._cursor.on_moved(self._composer.refresh)
+        self._cursor.on_moved(self._at_tail)
         view.on_line(lambda _line: self._usage_label())
         self._handlers: dict[str, Handler] = {}
         for panel in self._panels:
@@ -163,6 +170,8 @@ class Explorer(anywidget.AnyWidget):
             self._verification.show_line(root)
             self._verification.compare()
         self._cursor.flush()
+        if follow:
+            self.follow()
 
     def _panel(self, kind: type[P], **dependencies: Any) -> P:
         panel = kind(self._view, Traits(self, kind.TRAITS), **dependencies)
@@ -199,6 +208,55 @@ class Explorer(anywidget.AnyWidget):
             self._cursor.building = False
         self._cursor.deliver_deferred(final=True)
 
+    # -- a live run -------------------------------------------------------------------------------------------
+
+    def follow(self, on: bool = True) -> None:
+        """Follow the thread as its host appends to it (`follow(False)` stops; following again catches up on
+        what arrived meanwhile). New entries extend the recording's one fold; at the tail the cursor stays at the
+        tail, anywhere else it stays where it is and the widget offers a jump to the new entries."""
+        self._live.follow(on)
+
+    @property
+    def following(self) -> bool:
+        return self._live.following
+
+    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> None:
+        """The follow thread's: a batch of whole committed appends arrived for the recording."""
+        view = self._view
+        root = view.root
+        with self._lock:
+            old = len(root.entries)
+            on_view = view.line is root
+            at_tail = on_view and self.index >= old - 1
+            root.timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
+            if not self._cursor.building:
+                root.timeline.build()
+            if on_view:
+                if view.usage is not None:
+                    view.usage.grown()
+                    self._usage.indexes_ready()
+                self._table.types_ready()
+                self._cursor.grown()
+        if on_view:
+            self._verification.show_line(root)
+            if at_tail:
+                self.index = len(root.entries) - 1
+            else:
+                self._arrived_past_cursor += len(batch)
+                self._live.new_entries(self._arrived_past_cursor)
+            self._table.refresh()
+
+    def _jump_to_tail(self) -> None:
+        if self._view.line is not self._view.root:
+            self.checkout(None)  # the live line is the recording: view it, at its last entry
+        else:
+            self.index = len(self._view.entries) - 1
+
+    def _at_tail(self, index: int) -> None:
+        if self._arrived_past_cursor and index >= len(self._view.entries) - 1:
+            self._arrived_past_cursor = 0
+            self._live.new_entries(0)
+
     def _usage_label(self) -> None:
         line = self._view.line
         self._usage.label = line.thread_id or (self.thread_id or "this run" if line.is_root else line.name)
@@ -209,7 +267,7 @@ class Explorer(anywidget.AnyWidget):
     def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
         """Read `thread_id` from `store` and open it (works inside a notebook's running event loop: the read
         runs on the store's own loop thread, `store.sync`). Forks of this explorer stay in memory until
-        `branch.save()` writes one to the store."""
+        `branch.save()` writes one to the store. `follow=True` follows the thread as its host appends to it."""
         entries = store.sync.read(thread_id)
         if not entries:
             raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")
