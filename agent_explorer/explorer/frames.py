@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..canonical import state_hash
+from ..engine.values import value_text
 from ..eventlog import diff_snapshots
 from ..eventlog.entries import recorded_state_hash
 from .branches import Branch
@@ -22,7 +23,7 @@ from .prices import Prices
 from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
 from .recording import RecordingView
 from .usage import UsageIndex
-from .values import path_segments, taken_ids, value_text
+from .values import path_segments, taken_ids
 from .wire import jsonable
 
 __all__ = ["CHANGED_PATHS_CAP", "CONTEXT_BYTES_CAP", "EVENT_TEXT_CAP", "FrameBuilder", "entry_view"]

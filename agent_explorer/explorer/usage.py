@@ -11,9 +11,9 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..engine.values import value_text
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
 from .prices import Prices, record_cost
-from .values import value_text
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 

@@ -20,6 +20,8 @@ import anywidget
 import traitlets
 
 from ..errors import AgentError, AgentMachineVersionMismatchError
+from ..eventlog.dataframe import log_to_pandas
+from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
 from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
@@ -442,6 +444,17 @@ class Explorer(anywidget.AnyWidget):
             self._usage.compare_with = list(compare) if isinstance(compare, (list, tuple)) else [compare]
         return self._usage.ledger(at, compare)
 
+    def to_pandas(self) -> Any:
+        """The line on view as a DataFrame (`log_to_pandas` with this machine): one row per entry with its replayed
+        state; `verified` / `divergent` come from the line's own verification (nothing is hashed again)."""
+        line = self._view.line
+        verdicts = None
+        if line.timeline.verifies and line.timeline.built == len(line.entries):
+            report = line.timeline.verification
+            verdicts = _Verdicts(line.entries, {d.index for d in report.divergences if d.kind in ("state", "exception")})
+        return log_to_pandas(line.entries, self.machine, check_version=False, verify=verdicts is None,
+                             verified=verdicts)
+
     def frame_at(self, index: int) -> dict[str, Any]:
         """The frame the widget draws at `index` of the line on view (what the static export embeds)."""
         return self._cursor.frame_at(index)
@@ -453,3 +466,23 @@ class Explorer(anywidget.AnyWidget):
     def to_html(self, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
         """One self-contained HTML file of this explorer (chart, log window, state at each index); see export.py."""
         return export_html(self, path, start, stop)
+
+
+class _Verdicts(Mapping[int, "bool | None"]):
+    """A line's verification as index -> verdict (True: its recorded hash matched; False: it did not, or the
+    entry could not be folded; None: no hash), read off the report without a dict of every index."""
+
+    def __init__(self, entries: Sequence[Mapping[str, Any]], bad: set[int]) -> None:
+        self._entries = entries
+        self._bad = bad
+
+    def __getitem__(self, index: int) -> bool | None:
+        if index in self._bad:
+            return False
+        return None if recorded_state_hash(self._entries[index]) is None else True
+
+    def __iter__(self) -> Any:
+        return iter(range(len(self._entries)))
+
+    def __len__(self) -> int:
+        return len(self._entries)
