@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
     verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
     verify.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    verify.add_argument("--follow", action="store_true",
+                        help="STORE_URL#thread: verify entries as they are appended, print each divergence at once; "
+                             "exit when the run ends (0 ok, 1 diverged) or on Ctrl-C (130, or 1 if it diverged)")
     verify.set_defaults(run=commands.verify)
 
     show = verbs.add_parser("show", help="print a log as a table")
@@ -41,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--grep", help="only entries whose JSON contains this text")
     show.add_argument("--from", dest="start", type=int, default=0, help="first index to show")
     show.add_argument("--limit", type=int, default=50, help="at most this many rows (0: all)")
+    show.add_argument("--follow", action="store_true",
+                      help="STORE_URL#thread: show the last --limit rows, then each new row as it is appended (Ctrl-C stops)")
     show.set_defaults(run=commands.show)
 
     threads = verbs.add_parser("threads", help="list the threads of a store with their lengths")
