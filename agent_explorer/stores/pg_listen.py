@@ -106,8 +106,7 @@ class ListenWakeUp(WakeUp):
                     self._wake()  # re-read: appends may have landed while nobody listened
                     if not self._ready.done():
                         self._ready.set_result(None)
-                    async for _ in conn.notifies():
-                        self._wake()
+                    await self._relay(conn)
                 except (psycopg.Error, OSError):
                     pass  # dropped, refused or restarted: poll meanwhile, reconnect below
                 finally:
@@ -125,6 +124,32 @@ class ListenWakeUp(WakeUp):
             if not self._ready.done():
                 self._ready.set_result(None)
             self._finished.set_result(None)
+
+    async def _relay(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Wake the watcher per notification until the connection fails.
+
+        Driven by the socket becoming readable (`add_reader`), not by `conn.notifies()`, which wakes
+        every 100 ms to look: an idle watcher then costs nothing at all between appends.
+        """
+        loop = asyncio.get_running_loop()
+        pgconn = conn.pgconn
+        readable = asyncio.Event()
+        fd = pgconn.socket
+        loop.add_reader(fd, readable.set)
+        try:
+            while True:
+                pgconn.consume_input()  # raises OperationalError once the server is gone
+                woke = False
+                while pgconn.notifies() is not None:
+                    woke = True
+                if woke:
+                    self._wake()
+                if pgconn.status != psycopg.pq.ConnStatus.OK:
+                    raise psycopg.OperationalError("the listener's connection is no longer open")
+                await readable.wait()
+                readable.clear()
+        finally:
+            loop.remove_reader(fd)
 
     async def wait(self) -> None:
         if self._listening:
