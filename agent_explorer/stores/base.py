@@ -396,14 +396,14 @@ class EventLogStore(abc.ABC):
         Every batch comes from one `read` at the watcher's position, so (appends being atomic):
         - Order: entries arrive in index order, from `from_index`, each exactly once, with no gap.
         - Whole appends: a batch is one or more whole committed appends, never part of one.
-        - Falling behind merges: appends committed while the consumer was busy arrive as one batch.
+        - Falling behind merges: all appends committed while the consumer was busy arrive as one batch (no size cap).
         - The first batch is everything already stored from `from_index` (it starts there even inside an append).
         - No empty batch is ever yielded; an empty or unknown thread just waits for its first append.
         - Isolation: only `thread_id`'s own entries; a fork or a sibling thread never shows.
         - Never blocks a writer: no lock or read transaction is held between reads.
         - Wakes on the backend's signal (memory: the append; SQLite: a short poll; PostgreSQL: NOTIFY), not a busy loop.
         - A transient storage failure after the first read is retried (store-specific budget), then raised.
-        - Closing it (`aclose()`, cancelling the task, leaving `async for`) releases everything it holds.
+        - Closing releases all it holds: at once on `aclose()` or task cancel; after `break`, at the loop's next turn.
         Arguments are checked here, before the iterator exists (AgentError invalid-argument).
         """
         from .watching import watch_thread
