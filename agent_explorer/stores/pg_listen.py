@@ -38,6 +38,12 @@ def channel_for(qualified_table: str, thread_id: str) -> str:
     return f"agent_explorer_{digest[:40]}"
 
 
+def _settle(future: concurrent.futures.Future[None]) -> None:
+    """Resolve `future` unless it already is (two threads may race to)."""
+    with contextlib.suppress(concurrent.futures.InvalidStateError):
+        future.set_result(None)
+
+
 class ListenWakeUp(WakeUp):
     """LISTEN while connected; while not (a dropped connection, a server restart), wake every
     0.1 s growing to 1 s so the watcher polls, and reconnect in the background. Each (re)connect
@@ -70,17 +76,16 @@ class ListenWakeUp(WakeUp):
     async def open(self) -> None:
         self._loop = asyncio.get_running_loop()
         started = self._store._start_background(self._listen())
+        # A listener that never gets to run (its loop closing first) must not leave open() waiting.
+        started.add_done_callback(lambda _: _settle(self._ready))
         # The first LISTEN must be in place before the first read, or an append in between is missed;
         # if the server cannot be reached, the first read says so (and the listener keeps trying).
-        ready = asyncio.wrap_future(self._ready)
-        ended = started if isinstance(started, asyncio.Task) else asyncio.wrap_future(started)
-        await asyncio.wait([ready, ended], return_when=asyncio.FIRST_COMPLETED)
-        if not ready.done():
-            ready.cancel()
+        await asyncio.wrap_future(self._ready)
 
     async def _listen(self) -> None:
         with self._lock:
             if self._closing:
+                _settle(self._ready)
                 return
             self._listener = (asyncio.get_running_loop(), asyncio.current_task())
         store = self._store
@@ -104,8 +109,7 @@ class ListenWakeUp(WakeUp):
                     pause = 0.05
                     self._poll = POLL_WHILE_DOWN[0]
                     self._wake()  # re-read: appends may have landed while nobody listened
-                    if not self._ready.done():
-                        self._ready.set_result(None)
+                    _settle(self._ready)
                     await self._relay(conn)
                 except (psycopg.Error, OSError):
                     pass  # dropped, refused or restarted: poll meanwhile, reconnect below
@@ -116,14 +120,12 @@ class ListenWakeUp(WakeUp):
                     if conn is not None:
                         with contextlib.suppress(Exception):
                             await conn.close()
-                if not self._ready.done():
-                    self._ready.set_result(None)
+                _settle(self._ready)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, RECONNECT_MAX)
         finally:
-            if not self._ready.done():
-                self._ready.set_result(None)
-            self._finished.set_result(None)
+            _settle(self._ready)
+            _settle(self._finished)
 
     async def _relay(self, conn: psycopg.AsyncConnection[Any]) -> None:
         """Wake the watcher per notification until the connection fails.
