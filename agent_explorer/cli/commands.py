@@ -36,10 +36,6 @@ def terminal_safe(text: str, width: int | None = None) -> str:
 
 
 def verify(args: argparse.Namespace) -> int:
-    if args.follow:
-        from .follow import verify_follow
-
-        return verify_follow(args)
     from ..eventlog.verification import verify_log
 
     source = parse_source(args.log)
@@ -110,10 +106,6 @@ def _progress_bar(total: int) -> Any:
 
 
 def show(args: argparse.Namespace) -> int:
-    if args.follow:
-        from .follow import show_follow
-
-        return show_follow(args)
     entries = load_entries(parse_source(args.log))
     rows = []
     for entry in entries[args.start:]:

@@ -1,7 +1,7 @@
 """`verify --follow` and `show --follow`: follow a store thread as a host appends to it.
 
-Entries arrive through `store.watch`; verification grows one `Timeline` (append, then `verify_at`), so
-nothing is ever refolded from 0. The store is opened read-only where the backend allows it: following
+Entries arrive through `store.watch`; verification grows one verifying `Timeline` (`extend` per batch:
+the fold checks each new entry once), so nothing is ever refolded from 0. The store is opened read-only where the backend allows it: following
 never writes to what it follows. Every line printed from an entry goes through `terminal_safe`.
 """
 
@@ -121,7 +121,6 @@ def verify_follow(args: argparse.Namespace) -> int:
 
 
 async def _verify_follow(source: LogSource, args: argparse.Namespace, progress: FollowedVerification) -> int:
-    from ..eventlog.entries import recorded_state_hash
     from ..eventlog.timeline import Timeline
 
     store = _open(source)
@@ -129,30 +128,23 @@ async def _verify_follow(source: LogSource, args: argparse.Namespace, progress: 
         _status_line(f"following {terminal_safe(source.describe())} (Ctrl-C to stop)")
         timeline: Timeline | None = None
         async for batch in store.watch(source.thread_id, from_index=0):
+            first = timeline is None
             if timeline is None:
                 machine = resolve_machine(batch, args.machine)  # the init entry names it (or --machine)
-                timeline = Timeline(machine, batch, lazy=True)
-                start = 0
+                # One verifying fold that grows with the thread: each batch is folded and checked once.
+                timeline = Timeline(machine, batch, verify="strict" if args.strict else True)
             else:
-                start = len(timeline)
-                for entry in batch:
-                    timeline.append(entry)
-            for index in range(start, len(timeline)):
-                entry = timeline.entry(index)
-                if recorded_state_hash(entry) is None:
-                    progress.unverified += 1
-                else:
-                    progress.checked += 1
-                divergence = timeline.verify_at(index, strict=args.strict)
-                progress.entries += 1
-                if divergence is not None:
-                    progress.divergences.append(divergence)
-                    _say(json.dumps({"divergence": _divergence_json(divergence)}, ensure_ascii=True) if args.json
-                         else _divergence_line(divergence))
+                timeline.extend(batch)
+            report = timeline.verification
+            progress.entries, progress.checked, progress.unverified = report.entries, report.checked, report.unverified
+            for divergence in report.divergences[len(progress.divergences):]:
+                progress.divergences.append(divergence)
+                _say(json.dumps({"divergence": _divergence_json(divergence)}, ensure_ascii=True) if args.json
+                     else _divergence_line(divergence))
             progress.status = timeline.state_at(len(timeline) - 1).status
             if progress.status != "active":
                 break
-            if start == 0:
+            if first:
                 _status_line(f"caught up: {progress.entries} entries verified; waiting for appends")
     finally:
         await store.aclose()

@@ -21,15 +21,14 @@ import abc
 import json
 import re
 from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
 from ..errors import AgentError, AgentLogFormatError, AgentStoreBusyError, NonSerializableAgentEventError
-
-if TYPE_CHECKING:
-    from .portal import SyncStore
-    from .watching import WakeUp
+from ..eventlog.entries import assert_agent_log_entry
+from .portal import Portal, SyncStore
+from .watching import PollWakeUp, WakeUp, watch_thread
 
 __all__ = [
     "EventLogStore",
@@ -182,7 +181,6 @@ def _validator() -> Callable[..., None]:
     # Imported lazily (once): the log layer sits below the stores, but importing it at module load
     # would make `agent_explorer.stores` pay for the whole log package even for `open_store`.
     if not _VALIDATOR:
-        from ..eventlog.entries import assert_agent_log_entry
 
         _VALIDATOR.append(assert_agent_log_entry)
     return _VALIDATOR[0]
@@ -406,14 +404,10 @@ class EventLogStore(abc.ABC):
         - Closing releases all it holds: at once on `aclose()` or task cancel; after `break`, at the loop's next turn.
         Arguments are checked here, before the iterator exists (AgentError invalid-argument).
         """
-        from .watching import watch_thread
-
         return watch_thread(self, check_thread_id(thread_id), check_index(from_index, "from_index"))
 
     def _watch_wakeup(self, thread_id: str) -> WakeUp:
         """The backend's wake-up hook for one watcher; the default polls with a backoff (5 ms to 200 ms)."""
-        from .watching import PollWakeUp
-
         return PollWakeUp()
 
     def _watch_retry_budget(self, error: Exception) -> float | None:
@@ -439,7 +433,6 @@ class EventLogStore(abc.ABC):
         Calls run on a private event-loop thread owned by this store, so they work inside Jupyter
         (whose loop is already running), and mix freely with async calls.
         """
-        from .portal import Portal, SyncStore
 
         portal = self.__dict__.get("_sync_portal")
         if portal is None:
