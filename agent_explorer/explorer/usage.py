@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
+from .prices import Prices, record_cost
 from .values import value_text
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
@@ -98,9 +99,6 @@ class UsageIndex:
 
 # -- the ledger: one row per usage record, with the state the machine was in -------------------------------
 
-COST_HINT = "cost"  # numeric usage fields whose name contains this (costUsd, cost, costCents) are costs
-
-
 def _flat_numbers(value: Mapping[str, Any], prefix: str = "") -> dict[str, float | int]:
     out: dict[str, float | int] = {}
     for key, sub in value.items():
@@ -130,9 +128,11 @@ class UsageLedger(Mapping[str, Any]):
         at: int | None = None,
         index: UsageIndex | None = None,
         label: str = "run",
+        prices: Prices | None = None,
     ) -> None:
         self.entries = entries
         self.label = label
+        self.prices = prices
         self.at = (
             len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
         )
@@ -164,6 +164,13 @@ class UsageLedger(Mapping[str, Any]):
     def totals(self) -> dict[str, Any]:
         return dict(self._totals)
 
+    @property
+    def cost_usd(self) -> float | None:
+        """What the records up to `at` cost (recorded costs, else the explorer's `prices`); None when no record
+        has a cost or a price."""
+        rows = self.rows()
+        return running_cost(rows) if any(row.get("cost") is not None for row in rows) else None
+
     def rows(self) -> list[dict[str, Any]]:
         """One dict per usage record in [0, at]; computed once."""
         if self._rows is not None:
@@ -185,8 +192,9 @@ class UsageLedger(Mapping[str, Any]):
                 event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
             )
             numbers = _flat_numbers(usage)
-            cost = sum(v for k, v in numbers.items() if COST_HINT in k.lower())
-            has_cost = any(COST_HINT in k.lower() for k in numbers)
+            priced = record_cost(numbers, event.get("model"), self.prices)
+            has_cost = priced is not None
+            cost = priced or 0.0
             state = (
                 value_text(self._state_at(position).value)
                 if self._state_at is not None

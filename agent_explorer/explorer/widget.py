@@ -36,6 +36,8 @@ from .panels.table import TablePanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
+from .prices import Prices
+from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import UsageIndex, UsageLedger
 
@@ -64,6 +66,10 @@ class Explorer(anywidget.AnyWidget):
     which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
     burst of slider moves builds only the newest frame). The line is folded once: its checkpoints carry the
     snapshot, the effects owed and the hash check, and every panel reads that one fold.
+
+    `compare_with` is the machine that recorded the log (when today's differs): divergent indices then show
+    the recording's states beside the replay's. `prices={model: {"input": usd, "output": usd}}` (USD per
+    million tokens) costs the usage per model and per state in the panel, the ledger and `usage()`.
     """
 
     _esm = bundle.esm()
@@ -97,6 +103,7 @@ class Explorer(anywidget.AnyWidget):
         verify: bool | str = "auto",  # True / "auto" / "background" / False
         page_size: int = 100,
         check_version: bool = True,
+        prices: Mapping[str, Mapping[str, float]] | None = None,
         **kwargs: Any,
     ) -> None:
         if not entries:
@@ -106,6 +113,7 @@ class Explorer(anywidget.AnyWidget):
         if verify not in (True, False, "auto", "background"):
             raise AgentError(f"verify must be True, False, 'auto' or 'background', not {verify!r}",
                              code="invalid-verify-mode")
+        priced = Prices(prices)  # a bad price list is refused before anything is folded
         super().__init__(**kwargs)
         self.machine = machine
         self.compare_with = compare_with
@@ -117,17 +125,19 @@ class Explorer(anywidget.AnyWidget):
         self._lock = threading.RLock()
         # A long log opens before its one-pass indexes exist: the usage sums and type counts are built by the
         # background thread (frames say `usage: None` until then), as is the line's fold.
-        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size)
+        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size,
+                                 prices=priced)
 
         self._panels: list[Panel] = []
         self._chart = self._panel(_ChartPanel)
         self._chart.traits.set("graph", build_graph(view.definition, token="ae" + secrets.token_hex(3)).to_json())
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
-        self._cursor = self._panel(CursorPanel, lock=self._lock)
+        self._cursor = self._panel(CursorPanel, lock=self._lock,
+                                   recording=RecordingView(machine, root.entries, compare_with))
         self._table = self._panel(TablePanel, types=not lazy)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
-                                         on_summary=lambda summary: self._table.set_divergent(summary.divergent))
+                                         on_summary=self._on_summary)
         self._search = self._panel(SearchPanel)
         self._usage = self._panel(UsagePanel, label=thread_id or "this run")
         self._coverage = self._panel(CoveragePanel)
@@ -169,6 +179,10 @@ class Explorer(anywidget.AnyWidget):
                 "anyway with Explorer(machine, entries, check_version=False) (divergences are then "
                 "shown), or pass the recording machine and compare_with=this one."
             ) from error
+
+    def _on_summary(self, summary: Any) -> None:
+        self._table.set_divergent(summary.divergent)
+        self._cursor.set_divergent(summary.divergent)
 
     def _indexes_in_background(self) -> None:
         """The one-pass indexes a long log opens without: usage prefix sums and event type counts."""
