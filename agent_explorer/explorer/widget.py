@@ -173,6 +173,7 @@ class Explorer(anywidget.AnyWidget):
             self._verification.compare()
         self._cursor.flush()
         if follow:
+            self.index = len(root.entries) - 1  # a live run opens where it is now, so the cursor rides the tail
             self.follow()
 
     def _panel(self, kind: type[P], **dependencies: Any) -> P:
@@ -269,7 +270,8 @@ class Explorer(anywidget.AnyWidget):
     def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
         """Read `thread_id` from `store` and open it (works inside a notebook's running event loop: the read
         runs on the store's own loop thread, `store.sync`). Forks of this explorer stay in memory until
-        `branch.save()` writes one to the store. `follow=True` follows the thread as its host appends to it."""
+        `branch.save()` writes one to the store. `follow=True` opens at the last entry and follows the thread
+        as its host appends to it (the cursor rides the tail until it is moved)."""
         entries = store.sync.read(thread_id)
         if not entries:
             raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")

@@ -40,7 +40,7 @@ def test_the_cursor_stays_at_the_tail_and_verification_grows() -> None:
     store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
     ex = Explorer.from_store(store, "live", support_agent, follow=True)
     assert ex.following and ex.live["following"] is True and len(ex) == 3
-    ex.index = 2  # at the tail
+    assert ex.index == 2 and ex.frame["index"] == 2  # a live run opens where it is now: at the tail
     for i in range(3, 8):  # the host appends from another thread, entry by entry
         threading.Thread(target=store.sync.append,
                          kwargs={"thread_id": "live", "expected_index": i, "entries": [entries[i]]}).start()

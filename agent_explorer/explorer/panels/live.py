@@ -104,7 +104,7 @@ class LivePanel(Panel):
     def _arrived(self, batch: Sequence[Mapping[str, Any]]) -> None:
         self._grow(batch)
         last = batch[-1]
-        self._publish(lastAppendAt=datetime.now(UTC).isoformat(timespec="seconds"),
+        self._publish(lastAppendAt=datetime.now(UTC).isoformat(timespec="milliseconds"),
                       lastRecordedAt=last.get("recordedAt"))
 
     def new_entries(self, count: int) -> None:
