@@ -22,6 +22,7 @@ NAMES = [
     "03_postmortem.ipynb",
     "04_what_if.ipynb",
     "05_record_your_own_agent.ipynb",
+    "06_follow_a_live_run.ipynb",
 ]
 
 
