@@ -105,8 +105,19 @@ export function mountHeader(ctx) {
     );
   }
 
+  /** Flow control while following: say when a refresh of the views (its `seq`, the last of its messages) has
+   * been drawn, so the kernel sends the next one only then (batches that arrive meanwhile merge into it). */
+  let acked = 0;
+  function ackDrawn() {
+    const seq = model.get("live").seq || 0;
+    if (seq <= acked) return;
+    acked = seq;
+    setTimeout(() => model.send({ kind: "live-drawn", seq }), 0); // after this task: every handler has drawn
+  }
+
   ctx.on("change:info", drawInfo);
   ctx.on("change:live", drawLive);
+  ctx.on("change:live", ackDrawn);
   ctx.on("change:verification", drawVerification);
   drawInfo();
   drawVerification();

@@ -168,6 +168,14 @@ def test_the_widget_follows_a_writer_process(backend: Backend, nb: NotebookPage,
         assert re.fullmatch(r"last append \d\d:\d\d:\d\d \((just now|\d+ s ago)\)", last_append), last_append
         assert root.get_by_test_id("live-jump").count() == 0
         assert root.get_by_test_id("verify-status").text_content() == "verified"
+        # The page acknowledges each refresh it drew (the kernel paces refreshes to the browser): the last one too.
+        acknowledged = "print(ex._live._acking and ex._live._acked == ex.live['seq'])"
+        for _ in range(WAIT // 100):  # asked again and again: a kernel busy waiting would not read the acknowledgement
+            if nb.kernel(acknowledged).strip() == "True":
+                break
+            nb.page.wait_for_timeout(100)
+        else:
+            raise AssertionError("the page never acknowledged the last refresh it drew")
         nb.shot(tmp_path / "live-at-tail.png", 0)
 
         # Moved back, the cursor stays; the range still grows and the header offers the entries past the cursor.
