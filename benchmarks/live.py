@@ -191,11 +191,8 @@ class BrowserStage(Observer):
     lab: Lab | None = None  # started once by main() when this stage is asked for
 
     def __init__(self) -> None:
-        self.with_floor = True  # measure()'s: the probe follows too (the latency phase only; it would load the rest)
-        self.floor: list[tuple[int, float]] = []  # what the probe (a bare widget on the same watch) showed, when
         self.page: Any = None
         self.offset = 0.0  # page seconds - CLOCK_MONOTONIC seconds
-        self.ready = asyncio.Event()
 
     async def seed(self, backend: Backend, thread_id: str) -> None:
         if backend.kind != "memory":
@@ -213,6 +210,13 @@ class BrowserStage(Observer):
                     f"store.sync.append(thread_id={thread_id!r}, expected_index=0, entries=[bench.entry(0)])")
         return f"store = bench.open_kind({backend.kind!r}, {backend.target!r}, {backend.schema!r})"
 
+    def cells(self, thread_id: str) -> list[str]:
+        return [f"ex = Explorer.from_store(store, {thread_id!r}, bench.MACHINE, follow=True)\nex"]
+
+    # what the page watches: (the element, the mutations to observe, the length it shows, as JS expressions)
+    watched = ('.ae-root [data-testid="slider"]', '{attributes: true, attributeFilter: ["max"]}', "Number(el.max) + 1")
+    ready = '.ae-root[data-ready="true"]'  # the page is measured once this is drawn
+
     async def run(self, backend: Backend, thread_id: str, seen: Seen) -> None:
         lab = self.lab
         assert lab is not None, "main() starts the lab before a browser stage runs"
@@ -220,49 +224,58 @@ class BrowserStage(Observer):
         lab.notebook(name, [
             f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\nimport live as bench\n"
             f"from agent_explorer import Explorer\n{self._open_code(backend, thread_id)}",
-            f"probe = bench.probe(store, {thread_id!r}, {self.with_floor!r})\nprobe",
-            f"ex = Explorer.from_store(store, {thread_id!r}, bench.MACHINE, follow=True)\nex",
+            *self.cells(thread_id),
         ])
-        self.page = page = await lab.open(name)
+        selector, options, length = self.watched
+        self.page = page = await lab.open(name, self.ready)
         try:
-            await page.wait_for_function("() => document.querySelector('.ae-probe')", timeout=60_000)
-            await page.evaluate("""() => {
-                const now = () => performance.timeOrigin + performance.now();
-                const slider = document.querySelector('.ae-root [data-testid="slider"]');
-                const probe = document.querySelector('.ae-probe');
-                window.__aeLive = [];
-                window.__aeProbe = [];
-                const note = () => window.__aeLive.push([Number(slider.max) + 1, now()]);
-                new MutationObserver(note).observe(slider, {attributes: true, attributeFilter: ["max"]});
-                new MutationObserver(() => window.__aeProbe.push([Number(probe.textContent), now()]))
-                    .observe(probe, {childList: true, characterData: true, subtree: true});
+            await page.evaluate(f"""() => {{
+                const el = document.querySelector({json.dumps(selector)});
+                window.__aeSeen = [];
+                const note = () => window.__aeSeen.push([{length}, performance.timeOrigin + performance.now()]);
+                new MutationObserver(note).observe(el, {options});
                 note();
-            }""")
+            }}""")
             self.offset, lab.clock_error, lab.wall_skew = await calibrate(page)
-            self.ready.set()
             while True:
-                shown, bare = await page.evaluate("() => [window.__aeLive.splice(0), window.__aeProbe.splice(0)]")
-                for length, at in shown:
-                    seen(int(length), at / 1000 - self.offset)
-                self.floor.extend((int(length), at / 1000 - self.offset) for length, at in bare)
+                for shown, at in await page.evaluate("() => window.__aeSeen.splice(0)"):
+                    seen(int(shown), at / 1000 - self.offset)
                 await asyncio.sleep(0.02)
         finally:
             try:
-                check_verified(json.loads(await lab.kernel(page, "print(json.dumps(ex.verification))",
-                                                           setup="import json")),
-                               int(await lab.kernel(page, "print(len(ex))")))
+                await self.check()
             finally:
                 await lab.close(page)
+
+    async def check(self) -> None:
+        assert self.lab is not None
+        verification = await self.lab.kernel(self.page, "print(json.dumps(ex.verification))", setup="import json")
+        check_verified(json.loads(verification), int(await self.lab.kernel(self.page, "print(len(ex))")))
 
     async def kernel(self, code: str) -> str:
         assert self.lab is not None and self.page is not None
         return await self.lab.kernel(self.page, code)
 
 
-def probe(store: EventLogStore, thread_id: str, follow: bool = True) -> Any:
-    """The browser stage's same-run floor (in the kernel): a bare anywidget showing one number, set from a thread
-    of its own that follows the same thread with `store.watch`, so store wake-up, comm and page are all paid but
-    no explorer (fold, views, drawing). Its latency is what any widget following this store pays here."""
+class BareWidgetStage(BrowserStage):
+    """The browser stage's floor, measured by the same harness in a pass of its own: instead of the explorer, a bare
+    widget showing one number, set from a thread of its own that follows the same thread with `store.watch`. Store
+    wake-up, comm and page are all paid; no fold, no views, no drawing beyond one text node."""
+
+    name = "bare widget"
+    watched = (".ae-probe", "{childList: true, characterData: true, subtree: true}", "Number(el.textContent)")
+    ready = ".ae-probe"
+
+    def cells(self, thread_id: str) -> list[str]:
+        return [f"probe = bench.probe(store, {thread_id!r})\nprobe"]
+
+    async def check(self) -> None:
+        pass  # a bare widget folds nothing, so it has nothing to verify
+
+
+def probe(store: EventLogStore, thread_id: str) -> Any:
+    """The bare widget of `BareWidgetStage`, made in the kernel: one number, following `thread_id` on a thread of
+    its own."""
     import anywidget
     import traitlets
 
@@ -283,8 +296,7 @@ def probe(store: EventLogStore, thread_id: str, follow: bool = True) -> Any:
         async for batch in store.watch(thread_id):
             widget.n = batch[-1]["index"] + 1
 
-    if follow:
-        threading.Thread(target=lambda: asyncio.run(watch()), name="live-bench-probe", daemon=True).start()
+    threading.Thread(target=lambda: asyncio.run(watch()), name="live-bench-probe", daemon=True).start()
     return widget
 
 
@@ -302,7 +314,9 @@ async def calibrate(page: Any, rounds: int = 20) -> tuple[float, float, float]:
     return best
 
 
-STAGES: dict[str, Callable[[], Observer]] = {"store": StoreStage, "explorer": ExplorerStage, "browser": BrowserStage}
+STAGES: dict[str, Callable[[], Observer]] = {"store": StoreStage, "explorer": ExplorerStage, "browser": BrowserStage,
+                                             "bare widget": BareWidgetStage}
+DEFAULT_STAGES = ["store", "explorer", "browser"]  # "bare widget" runs with "browser", as its floor
 
 
 # --- the writer ---------------------------------------------------------------------------------------------
@@ -516,8 +530,6 @@ async def measure(backend: Backend, stage: str, plan: dict[str, Any]) -> Run:
     """Seed a fresh thread, start the stage's observer, let the writer go, wait until the stage saw everything."""
     thread_id = f"live-{uuid.uuid4().hex[:8]}"
     observer = STAGES[stage]()
-    if isinstance(observer, BrowserStage):
-        observer.with_floor = plan["mode"] == "latency"
     await observer.seed(backend, thread_id)
     run = Run()
     points: list[tuple[int, float]] = run.seen.setdefault(stage, [])
@@ -548,8 +560,6 @@ async def measure(backend: Backend, stage: str, plan: dict[str, Any]) -> Run:
         await task  # raises what the observer found wrong (a log that did not verify)
     except asyncio.CancelledError:
         pass
-    if isinstance(observer, BrowserStage):
-        run.seen["floor"] = observer.floor
     return run
 
 
@@ -614,14 +624,17 @@ async def bench(backend: Backend, stages: list[str], args: argparse.Namespace, t
     goal = GOALS_P95[kind]
     for name in stages:
         run = await measure(backend, name, {"mode": "latency", "appends": args.appends, "interval": args.interval, "seed": 7})
-        values = run.latencies(name)
-        floor = run.latencies("floor") if name == "browser" else run.pipe_floor()
+        values, floor = run.latencies(name), run.pipe_floor()
+        if name == "browser":
+            bare = await measure(backend, "bare widget", {"mode": "latency", "appends": args.appends,
+                                                          "interval": args.interval, "seed": 7})
+            floor = bare.latencies("bare widget")
         p95 = pct(values, 0.95)
         verdict = f"< {ms(goal)}: " + ("ok" if p95 < goal and len(values) == len(run.acks) else "MISSED")
         note = ""
         if name == "browser" and BrowserStage.lab is not None:
             lab = BrowserStage.lab
-            note = (f"floor: a bare widget on the same watch; clock +-{ms(lab.clock_error)} "
+            note = (f"floor: a bare widget on the same watch, own pass; clock +-{ms(lab.clock_error)} "
                     f"(page wall clock {lab.wall_skew * 1000:+.1f} ms from ours)")
         tables["latency"].add(kind, name, f"{len(values)}", ms(pct(values, 0.5)), ms(p95), ms(max(values, default=float("nan"))),
                               f"{ms(pct(floor, 0.5))} / {ms(pct(floor, 0.95))}" if floor else "- (same process)", verdict, note)
@@ -700,8 +713,8 @@ class Lab:
                        "source": source} for i, source in enumerate(cells)],
         }))
 
-    async def open(self, name: str) -> Any:
-        """A new page with notebook `name` open, every cell run, and the explorer drawn."""
+    async def open(self, name: str, selector: str = '.ae-root[data-ready="true"]') -> Any:
+        """A new page with notebook `name` open, every cell run, and its widget (`selector`) drawn."""
         context = await self.browser.new_context(viewport={"width": 1400, "height": 1000})
         page = await context.new_page()
         await page.goto(f"{self.url}/lab/tree/{name}?token={self.token}&reset")
@@ -711,7 +724,7 @@ class Lab:
             return kernel && kernel.connectionStatus === "connected" && kernel.status === "idle";
         }""", timeout=120_000)
         await page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        await page.wait_for_function("() => document.querySelector('.ae-root[data-ready=\"true\"]')", timeout=120_000)
+        await page.wait_for_function("(selector) => document.querySelector(selector)", arg=selector, timeout=120_000)
         return page
 
     async def kernel(self, page: Any, code: str, setup: str = "") -> str:
@@ -788,7 +801,7 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pg", default=os.environ.get("AGENT_EXPLORER_TEST_PG_DSN"), help="PostgreSQL DSN (default: $AGENT_EXPLORER_TEST_PG_DSN, else a cluster of its own)")
     parser.add_argument("--stores", default="memory,sqlite,postgres")
-    parser.add_argument("--stages", default=",".join(STAGES), help=f"comma-separated, of {', '.join(STAGES)}")
+    parser.add_argument("--stages", default=",".join(DEFAULT_STAGES), help=f"comma-separated, of {', '.join(STAGES)}")
     parser.add_argument("--appends", type=int, default=300, help="single-entry appends in the latency phase")
     parser.add_argument("--interval", type=float, default=0.1, help="mean seconds between them (uniform in [0, 2x])")
     parser.add_argument("--idle", type=float, default=5.0, help="seconds of the idle-CPU phase")
