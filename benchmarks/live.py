@@ -11,7 +11,8 @@ notebook's kernel, where the store is). Each stage is measured in a pass of its 
   latency    single-entry appends at random intervals (mean --interval s); for each, the time from `append`
              returning in the writer to the entry being observed at the stage; p50/p95/max. Baseline in the
              same run: the writer also sends each timestamp over a pipe, and the pipe's own delivery time
-             (writer -> this process, same clock) is the floor any cross-process signal pays on this machine.
+             (writer -> this process, same clock) is the floor any cross-process signal pays on this machine;
+             for the browser stage, the bare widget's latency.
   idle CPU   the watcher's process CPU seconds per wall second while nothing is appended, beside an idle
              event loop alone (the baseline, same process, same duration); store and explorer stages.
   sustained  the writer appends 20-entry batches as fast as it can for --sustain s (and a run paced at
@@ -23,6 +24,8 @@ Stages (`STAGES`, each an `Observer`):
              Python side (its `length` traitlet changed: folded, hash-checked, indexed), timed on the follow thread.
   browser    the same explorer in a notebook of a real JupyterLab (started here, on 127.0.0.1) in headless Chromium
              (/usr/bin/chromium, Playwright): the widget shows it (a MutationObserver on the slider's `max`).
+  bare widget  the browser stage's floor, run with it in a pass of its own: an anywidget showing one number, set
+             by a kernel thread following the same watch (wake-up, comm and page; no fold, views or drawing).
 The log is a real one: an init entry at 0, then host events folded through MACHINE (a two-state machine), each
 carrying its true stateHash (the stages check them all; a pass that saw a divergence is an error).
 
