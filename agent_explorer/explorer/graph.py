@@ -26,13 +26,13 @@ __all__ = [
 
 # Compact, theme-neutral defaults: the widget's CSS recolours fills/strokes by class, so colours here are
 # only what a plain SVG viewer (or the static HTML export) would show. Sizes are Graphviz points: the widget
-# draws the chart at 0.75-1.2 screen px per point, so 12 pt node and 11 pt edge labels stay at 9 px or more.
+# draws the chart at 0.82-1.1 screen px per point, so 13 pt state and 11 pt transition labels stay at 9 px or more.
 # There is no `rankdir`: the browser lays the chart out both ways and keeps the direction that reads larger
 # in its panel (viz-js `graphAttributes`; a rankdir written here would override that choice).
 # Helvetica because Graphviz's text-width table for it is Arial's, the metrics of the fonts the widget draws
 # labels in (Helvetica, Arial, Liberation Sans): boxes are sized for the text the browser actually draws.
 FONT = "Helvetica"
-NODE_FONT_SIZE = 12
+NODE_FONT_SIZE = 13
 EDGE_FONT_SIZE = 11
 _GRAPH_ATTRS = {
     "compound": "true",

@@ -19,8 +19,8 @@ function viz() {
 
 const READABLE_PX = 9; // the smallest on-screen size of any label (node or edge) the chart opens at
 const COMFORT_SCALE = 1; // past this screen px per chart point, a larger drawing reads no better
-const MAX_SCALE = 1.2; // a small chart is not blown up past this (12 pt labels at ~14 px)
-const FOCUS_SCALE = 1; // a chart too large to read whole opens at this zoom around the active states
+const MAX_SCALE = 1.1; // a small chart is not blown up past this (13 pt state labels at ~14 px)
+const FOCUS_SCALE = 0.9; // a chart too large to read whole opens at this zoom around the active states
 const STAGE_MIN = 300; // px heights the drawing area may take
 const STAGE_MAX = 560;
 const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
@@ -304,7 +304,7 @@ export class GraphPanel {
   setView(box) {
     this.view = box;
     this.svg?.setAttribute("viewBox", box.map((n) => n.toFixed(2)).join(" "));
-    this.minimap.update(this.visibleView());
+    this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
   }
 
   /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet"). */
@@ -354,7 +354,7 @@ export class GraphPanel {
       this.resizer = new ResizeObserver(() => {
         if (!this.box || !this.stage.clientWidth) return;
         if (this.awaitingSize || !this.userView) this.initialView();
-        else this.minimap.update(this.visibleView());
+        else this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
       });
       this.resizer.observe(this.stage);
     }

@@ -7,6 +7,7 @@ import { s } from "./dom.js";
 
 const MAX_W = 168; // CSS px the overview may take
 const MAX_H = 140;
+const MAX_SHARE = 0.3; // and no more than this share of the panel's width or height
 
 export class Minimap {
   /** `onMove([x, y])` centres the chart's view on a point in chart units. */
@@ -48,9 +49,7 @@ export class Minimap {
     copy.setAttribute("viewBox", box.join(" "));
     copy.setAttribute("preserveAspectRatio", "xMidYMid meet");
     copy.setAttribute("aria-hidden", "true");
-    const scale = Math.min(MAX_W / box[2], MAX_H / box[3]);
-    this.el.style.width = `${Math.max(48, Math.round(box[2] * scale))}px`;
-    this.el.style.height = `${Math.max(32, Math.round(box[3] * scale))}px`;
+    this.room = null;
     this.frame = s("rect", { class: "ae-minimap-frame" });
     copy.appendChild(this.frame);
     this.svg = copy;
@@ -58,9 +57,16 @@ export class Minimap {
     this.el.replaceChildren(copy);
   }
 
-  /** Show the frame of `view`; hidden when the whole chart is in view. */
-  update(view) {
+  /** Show the frame of `view`; hidden when the whole chart is in view. `room`: the panel's [width, height]. */
+  update(view, room) {
     if (!this.svg || !view) return;
+    if (room && room[0] && (!this.room || room[0] !== this.room[0] || room[1] !== this.room[1])) {
+      this.room = room;
+      const [, , bw, bh] = this.box;
+      const scale = Math.min(Math.min(MAX_W, room[0] * MAX_SHARE) / bw, Math.min(MAX_H, room[1] * MAX_SHARE) / bh);
+      this.el.style.width = `${Math.max(40, Math.round(bw * scale))}px`;
+      this.el.style.height = `${Math.max(28, Math.round(bh * scale))}px`;
+    }
     const [x, y, w, hgt] = view;
     const [bx, by, bw, bh] = this.box;
     const whole = x <= bx + 0.5 && y <= by + 0.5 && x + w >= bx + bw - 0.5 && y + hgt >= by + bh - 0.5;

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from . import test_explorer_in_lab as explorer_tests
 from .conftest import Lab, NotebookPage, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -186,14 +187,11 @@ def test_the_highlight_keeps_labels_in_their_boxes_while_scrubbing(nb: NotebookP
     rankdir = svg.get_attribute("data-rankdir")
     seen = set()
     for index in (0, 1, 3, 4, 6, 8, 10, 11):
-        root.get_by_test_id("slider").evaluate(
-            """(el, i) => { el.value = String(i); el.dispatchEvent(new Event("input", {bubbles: true}));
-                            el.dispatchEvent(new Event("change", {bubbles: true})); }""",
-            index,
-        )
-        root.page.wait_for_function(
-            "([root, i]) => root.querySelector('[data-testid=position]').textContent.startsWith(`index ${i} `)",
-            arg=[root.element_handle(), index],
+        explorer_tests.slide_to(root, index)
+        root.page.wait_for_function(  # the frame Python sent is drawn: the chart lights the state named
+            """(root) => root.querySelector("svg.ae-svg g.node.active text")?.textContent
+                         === root.querySelector("[data-testid=state-value]").textContent""",
+            arg=root.element_handle(),
             timeout=10_000,
         )
         lit = root.evaluate(
@@ -208,6 +206,58 @@ def test_the_highlight_keeps_labels_in_their_boxes_while_scrubbing(nb: NotebookP
     assert {"awaitingApproval", "lookingUpOrder", "refunding", "resolved"} <= seen
     assert svg.element_handle().evaluate("(el, old) => el === old", drawn)
     assert svg.get_attribute("data-rankdir") == rankdir
+
+
+def test_a_shared_self_loop_marks_only_the_line_of_the_transition_taken(nb: NotebookPage) -> None:
+    """research's six targetless completions share one loop; at each completion only its own line is lit."""
+    root = nb.widget(list(CHARTS).index("research"))
+    root.scroll_into_view_if_needed()
+    for index, label in ((3, "done: branch2"), (5, "done: branch0"), (7, "done: branch1")):
+        explorer_tests.slide_to(root, index)
+        root.page.wait_for_function(
+            "([root, label]) => [...root.querySelectorAll('svg.ae-svg g.edge.loop.taken text.taken-line')]"
+            ".map((t) => t.textContent).join() === label",
+            arg=[root.element_handle(), label],
+            timeout=10_000,
+        )
+        loop = root.locator("svg.ae-svg g.edge.loop")
+        assert loop.count() == 1 and loop.locator("text").count() == 6
+    explorer_tests.slide_to(root, 1)  # the outline's completion: the loop is not taken, no line stays lit
+    root.page.wait_for_function(
+        "(root) => !root.querySelector('svg.ae-svg .taken-line, svg.ae-svg g.edge.loop.taken')",
+        arg=root.element_handle(),
+        timeout=10_000,
+    )
+
+
+# A page whose chart labels come out wider than the Helvetica/Arial metrics Graphviz sized the boxes for (as on
+# a system without Helvetica, Arial or Liberation Sans): DejaVu Sans Bold is about 20% wider.
+WIDE_FONT = """document.addEventListener("DOMContentLoaded", () => {
+  const style = document.createElement("style");
+  style.textContent = '.ae-svg text { font-family: "DejaVu Sans" !important; font-weight: 700 !important; }';
+  document.head.appendChild(style);
+});"""
+
+
+def test_labels_in_a_wider_fallback_font_are_narrowed_to_their_boxes(
+    nb: NotebookPage, browser: Any, lab: Lab
+) -> None:
+    target = lab.root / "wide-font.html"
+    nb.kernel(f"Explorer(support_agent, read_log(LOGS / 'support_clean.jsonl')).to_html({str(target)!r})")
+    context = browser.new_context(viewport={"width": 1000, "height": 1200}, device_scale_factor=1)
+    try:
+        page = context.new_page()
+        page.add_init_script(WIDE_FONT)
+        page.goto(target.as_uri())
+        root = page.locator(".ae-root")
+        g = geometry(root)
+        family = root.locator("svg.ae-svg g.node text").first.evaluate("t => getComputedStyle(t).fontFamily")
+        assert "DejaVu" in family
+        narrowed = root.locator("svg.ae-svg g.node text[textLength]").all_text_contents()
+        assert "awaitingApproval" in narrowed  # its box was sized for the narrower font
+        assert_labels_fit(g, "support in DejaVu Sans Bold")
+    finally:
+        context.close()
 
 
 def test_a_chart_too_large_to_read_whole_opens_on_its_active_state_with_an_overview(

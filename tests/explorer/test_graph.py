@@ -286,12 +286,12 @@ def shapes(svg: str) -> dict[str, dict[str, Any]]:
 
 def test_the_dot_sets_label_sizes_and_leaves_the_direction_to_the_browser(definition: dict[str, Any]) -> None:
     """No rankdir in the DOT: the widget lays the chart out both ways and keeps the one that reads larger
-    (a rankdir written here would override its choice); labels are 12 pt (states) and 11 pt (transitions)."""
+    (a rankdir written here would override its choice); labels are 13 pt (states) and 11 pt (transitions)."""
     dot = build_graph(definition, token="t").dot
     assert "rankdir" not in dot
     assert re.search(rf"\bnode \[[^\]]*fontsize={NODE_FONT_SIZE}\b", dot)
     assert re.search(rf"\bedge \[[^\]]*fontsize={EDGE_FONT_SIZE}\b", dot)
-    assert (NODE_FONT_SIZE, EDGE_FONT_SIZE) == (12, 11)
+    assert (NODE_FONT_SIZE, EDGE_FONT_SIZE) == (13, 11)
 
 
 def machine_definition(states: dict[str, Any]) -> dict[str, Any]:
