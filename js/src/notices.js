@@ -1,3 +1,4 @@
+// @ts-check
 // The notices above and below the chart: verification chip, divergence banner, machine comparison,
 // branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
 // traitlet's payload into its element, as text.
@@ -5,6 +6,7 @@
 import { formatNumber, h, replace, shortHash } from "./dom.js";
 
 /** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
+/** @param {HTMLElement} status @param {import("./protocol").Traits["verification"]} v */
 export function drawStatusChip(status, v) {
   status.className = "ae-chip";
   status.title = "";
@@ -29,10 +31,11 @@ export function drawStatusChip(status, v) {
 }
 
 /** The red banner: first divergent index, its event, recorded vs replayed hash, how many more, a jump. */
+/** @param {HTMLElement} banner @param {import("./protocol").Traits["verification"]} v @param {(i: number) => void} setIndex */
 export function drawBanner(banner, v, setIndex) {
   banner.hidden = v.status !== "diverged";
   if (v.status !== "diverged") return;
-  const d = v.detail || {};
+  const d = v.detail || /** @type {Partial<import("./protocol").DivergenceDetail>} */ ({});
   const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
   const more = Math.max(0, (v.count || 0) - 1);
   const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
@@ -46,6 +49,7 @@ export function drawBanner(banner, v, setIndex) {
 }
 
 /** `compare_with`: where the other machine parts from this log, with the state diff there. */
+/** @param {HTMLElement} panel @param {import("./protocol").MachinesComparison | null | undefined} machines @param {import("./protocol").Traits["info"]} info @param {(i: number) => void} setIndex */
 export function drawMachines(panel, machines, info, setIndex) {
   panel.hidden = !machines;
   if (!machines) return;
@@ -76,6 +80,7 @@ export function diffList(diff) {
 }
 
 /** `explorer.compare(branch)`: both timelines as lanes, the fork and the first difference marked. */
+/** @param {HTMLElement} panel @param {import("./protocol").Traits["comparison"]} c @param {number} length @param {(i: number) => void} setIndex */
 export function drawComparison(panel, c, length, setIndex) {
   panel.hidden = !Object.keys(c).length;
   if (panel.hidden) return;
