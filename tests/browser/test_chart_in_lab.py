@@ -1,7 +1,7 @@
 """The statechart as a person first sees it, in a real JupyterLab and Chromium at the widget's default size.
 
 For every sample chart (support, research, planner, inbox, the tests' parallel chart) and every explorer the
-four notebooks display: the whole chart is in the panel, every state's and transition's label renders at
+notebooks display: the whole chart is in the panel, every state's and transition's label renders at
 9 px or more, each state's label stays inside its box at rest and when highlighted, and a final state is no
 larger than the other states. A chart too large for that opens on its active state with an overview.
 """
@@ -300,6 +300,7 @@ NOTEBOOKS = {
     "02_teaching_replay.ipynb": 1,
     "03_postmortem.ipynb": 1,
     "04_what_if.ipynb": 1,
+    "05_record_your_own_agent.ipynb": 1,
 }
 
 
