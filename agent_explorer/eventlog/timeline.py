@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from itertools import islice
 from typing import Any
@@ -36,10 +36,19 @@ __all__ = ["Point", "Timeline", "default_checkpoint_interval"]
 
 MIN_INTERVAL = 16
 MAX_INTERVAL = 256
+LEDGER_INTERVAL = 64
+"""The effect ledger is checkpointed more densely than the snapshot (every min(K, 64) entries): stepping it costs
+about half a transition and needs no engine call (it steps over the points the snapshot fold cached), so a jump
+pays at most K transitions plus at most 64 ledger steps."""
 BUILD_CHUNK = 1024  # entries folded per lock hold: a reader waits at most ~10 ms for a builder
 """K is capped so a jump costs at most 256 transitions: with the engine folding ~15-30k events/s
 that bounds a cold jump near 10-20 ms (the explorer's budget is 50 ms at p95), while a
 1,000,000-entry log still needs only ~4,000 checkpoints (~1.5 KB of JSON bytes each)."""
+
+
+def _span(entries: list[Mapping[str, Any]], start: int, stop: int) -> Iterator[Mapping[str, Any]]:
+    """`entries[start:stop]` without copying it, in O(stop - start) (`islice` would walk from 0 to `start`)."""
+    return (entries[i] for i in range(start, min(stop, len(entries))))
 
 
 def default_checkpoint_interval(length: int) -> int:
@@ -48,22 +57,31 @@ def default_checkpoint_interval(length: int) -> int:
 
 
 class Point:
-    """What one index of a line is: the snapshot after the entry, the microsteps the entry caused
-    (`trace`, None when that point came from the untraced checkpoint fold), the effect ledger after
-    it (None without a ledger factory; a copy owned by this point: read it, never step it), and the
-    error the fold recorded there (with `errors="record"`)."""
+    """What one index of a line is: the snapshot after the entry, the actions its transition returned, the
+    microsteps it caused (`trace`; None until asked for), the effect ledger after it (None until asked for, or
+    without a ledger factory; owned by this point: read it, never step it), and the error the fold recorded
+    there (with `errors="record"`)."""
 
-    __slots__ = ("error", "index", "ledger", "snapshot", "trace")
+    __slots__ = ("actions", "error", "index", "ledger", "snapshot", "trace")
 
     def __init__(
-        self, index: int, snapshot: Any, trace: list[dict[str, Any]] | None, ledger: Ledger | None,
-        error: Exception | None = None,
+        self, index: int, snapshot: Any, actions: list[Any] | None, trace: list[dict[str, Any]] | None = None,
+        ledger: Ledger | None = None, error: Exception | None = None,
     ) -> None:
         self.index = index
         self.snapshot = snapshot
+        self.actions = actions
         self.trace = trace
         self.ledger = ledger
         self.error = error
+
+    @classmethod
+    def of(cls, step: Step, ledger: Ledger | None = None) -> Point:
+        return cls(step.index, step.snapshot, step.actions, step.trace, ledger, step.error)
+
+    def step(self, entry: Mapping[str, Any]) -> Step:
+        """This point as the Step that made it (for stepping a ledger over cached points, no engine call)."""
+        return Step(self.index, entry, self.snapshot, self.actions, True, self.trace, self.error)
 
     def __repr__(self) -> str:
         return f"Point({self.index}, value={getattr(self.snapshot, 'value', None)!r}, traced={self.trace is not None})"
@@ -116,8 +134,9 @@ class Timeline:
         work = ledger(machine, first) if ledger is not None else None
         if self._verifier is not None:
             self._verifier.check(first)
-        self._start([self._checkpoint(first.snapshot, work)], first.snapshot, work)
-        self._remember(Point(0, first.snapshot, first.trace, work.copy() if work is not None else None))
+        self._start([self._snapshot_bytes(first.snapshot)], [work.copy()] if work is not None else [], first.snapshot,
+                    work)
+        self._remember(Point.of(first, work.copy() if work is not None else None))
         if not lazy:
             self.build()
 
@@ -134,6 +153,7 @@ class Timeline:
         self._every = every
         self._cache_size = cache_size
         self._ledger_factory = ledger
+        self._ledger_every = min(every, LEDGER_INTERVAL)
         self._errors = errors
         self._lock = threading.RLock()
         self._cache: OrderedDict[int, Point] = OrderedDict()
@@ -144,13 +164,14 @@ class Timeline:
         # checkpoint must continue exactly as the fold from 0 would. Never hashed.
         self._exact = partial(machine.get_persisted_snapshot, exact=True)
 
-    def _checkpoint(self, snapshot: Any, ledger: Ledger | None) -> tuple[bytes, Ledger | None]:
-        return orjson.dumps(self._exact(snapshot)), (ledger.copy() if ledger is not None else None)
+    def _snapshot_bytes(self, snapshot: Any) -> bytes:
+        return orjson.dumps(self._exact(snapshot))
 
-    def _start(self, checkpoints: list[tuple[bytes, Ledger | None]], snapshot: Any, ledger: Ledger | None) -> None:
-        """Take over `checkpoints`; the fold's frontier is the last index they cover... or beyond:
-        `_frontier` is set by the caller when it differs from 0."""
+    def _start(self, checkpoints: list[bytes], ledgers: list[Ledger], snapshot: Any, ledger: Ledger | None) -> None:
+        """Take over `checkpoints` (snapshot after entry j*K) and `ledgers` (ledger after entry j*L); the fold's
+        frontier is 0 unless the caller (a fork) sets it."""
         self._checkpoints = checkpoints
+        self._ledgers = ledgers
         self._frontier = 0  # every checkpoint up to here exists; the fold's working state is its state
         self._frontier_snapshot = snapshot
         self._frontier_ledger = ledger  # the build's own working ledger: stepped in place, never cached
@@ -197,38 +218,37 @@ class Timeline:
                 progress(built, total)
 
     def _fold_frontier(self, stop: int) -> None:
-        every, checkpoints, verifier = self._every, self._checkpoints, self._verifier
-        ledger = self._frontier_ledger
         step: Step | None = None
         for step in fold(
-            self._machine, islice(self._entries, self._frontier + 1, stop + 1),
+            self._machine, _span(self._entries, self._frontier + 1, stop + 1),
             start=(self._frontier, self._frontier_snapshot), check_version=False, errors=self._errors,
         ):
-            if ledger is not None:
-                ledger.step(step)
-            if verifier is not None:
-                verifier.check(step)
-            if step.index % every == 0:
-                checkpoints.append(self._checkpoint(step.snapshot, ledger))
+            self._take(step)
         if step is not None:
             self._frontier, self._frontier_snapshot = stop, step.snapshot
             if stop not in self._cache:
-                self._remember(Point(stop, step.snapshot, None, ledger.copy() if ledger is not None else None,
-                                     step.error))
+                ledger = self._frontier_ledger
+                self._remember(Point.of(step, ledger.copy() if ledger is not None else None))
+
+    def _take(self, step: Step) -> None:
+        """One step of the checkpoint fold: the ledger and the verifier take it; checkpoints are kept."""
+        ledger = self._frontier_ledger
+        if ledger is not None:
+            ledger.step(step)
+            if step.index % self._ledger_every == 0:
+                self._ledgers.append(ledger.copy())
+        if self._verifier is not None:
+            self._verifier.check(step)
+        if step.index % self._every == 0:
+            self._checkpoints.append(self._snapshot_bytes(step.snapshot))
 
     def _adopt(self, step: Step) -> None:
         """Advance the fold by one step the caller already took from the frontier (a branch's append
         folds its event once to hash it; the Timeline takes that very step instead of a second)."""
-        ledger = self._frontier_ledger
-        if ledger is not None:
-            ledger.step(step)
-        if self._verifier is not None:
-            self._verifier.check(step)
-        if step.index % self._every == 0:
-            self._checkpoints.append(self._checkpoint(step.snapshot, ledger))
+        self._take(step)
         self._frontier, self._frontier_snapshot = step.index, step.snapshot
-        self._remember(Point(step.index, step.snapshot, step.trace, ledger.copy() if ledger is not None else None,
-                             step.error))
+        ledger = self._frontier_ledger
+        self._remember(Point.of(step, ledger.copy() if ledger is not None else None))
 
     # -- sizes and plain accessors ------------------------------------------------------------
 
@@ -292,69 +312,105 @@ class Timeline:
             cache.popitem(last=False)
 
     def point_at(self, index: int, *, traced: bool = True) -> Point:
-        """Everything the line is after entry `index`: one restore plus at most K transitions, or one
-        transition from the point before it; the transition's trace comes from that same engine call."""
+        """Everything the line is after entry `index` (with its trace unless `traced=False`, and its ledger
+        when the Timeline folds one): one transition from the point before it when scrubbing, else one
+        restore plus at most K transitions and at most L ledger steps."""
         with self._lock:
             index = self._normalize(index)
-            cache = self._cache
-            found = cache.get(index)
-            if found is not None and (found.trace is not None or not traced):
-                cache.move_to_end(index)
-                self._last = index
-                return found
-            if index > self._frontier:
-                self.build(index)
-                if not traced:
-                    self._last = index
-                    return cache[index]
-            base = index - index % self._every
-            last = self._last
-            previous = cache.get(index - 1)
-            if previous is not None:
-                start = previous  # scrubbing forward: one step
-            elif base <= last < index and last in cache:
-                start = cache[last]
-            else:
-                data, ledger = self._checkpoints[base // self._every]
-                start = Point(base, self._machine.restore_snapshot(orjson.loads(data)), None,
-                              ledger.copy() if ledger is not None else None)
-                if base == index:  # the checkpoint's own index: only its trace is missing
-                    start = self._retrace(index, start) if traced else start
-                    self._remember(start)
-                    self._last = index
-                    return start
-            point = self._fold_points(start, index)
+            point = self._snapshot_point(index, traced)
+            if traced and point.trace is None:
+                point = self._retrace(point)
+            if self._ledger_factory is not None and point.ledger is None:
+                point.ledger = self._ledger_at(point)
             self._last = index
             return point
 
-    def _fold_points(self, start: Point, stop: int) -> Point:
-        """Fold from `start` to `stop`, traced, caching every point on the way (each with its ledger)."""
-        ledger = start.ledger
+    def _snapshot_point(self, index: int, traced: bool) -> Point:
+        """The cached point of `index`, folding to it when it is not cached (its snapshot and actions only)."""
+        cache = self._cache
+        found = cache.get(index)
+        if found is not None:
+            cache.move_to_end(index)
+            return found
+        if index > self._frontier:
+            self.build(index)
+            return cache[index]
+        base = index - index % self._every
+        last = self._last
+        previous = cache.get(index - 1)
+        if previous is not None:
+            start = previous  # scrubbing forward: one step
+        elif base <= last < index and last in cache:
+            start = cache[last]
+        else:
+            start = Point(base, self._machine.restore_snapshot(orjson.loads(self._checkpoints[base // self._every])),
+                          None)
+            if base == index:
+                self._remember(start)
+                return start
+        return self._fold_points(start, index, traced)
+
+    def _fold_points(self, start: Point, stop: int, traced: bool) -> Point:
+        """Fold from `start` to `stop`, caching every point on the way (snapshot and actions); only the last
+        step is traced (a trace is read for the index on view; the one before it is one transition away)."""
         point = start
-        for step in fold(
-            self._machine, islice(self._entries, start.index + 1, stop + 1), start=(start.index, start.snapshot),
-            check_version=False, trace=True, errors=self._errors,
-        ):
-            if ledger is not None:
-                ledger = ledger.copy()
-                ledger.step(step)
-            point = Point(step.index, step.snapshot, step.trace, ledger, step.error)
-            self._remember(point)
+        span = stop - start.index
+        if span > 1 or not traced:
+            for step in fold(
+                self._machine, _span(self._entries, start.index + 1, stop if traced else stop + 1),
+                start=(start.index, start.snapshot), check_version=False, errors=self._errors,
+            ):
+                point = Point.of(step)
+                self._remember(point)
+        if traced:
+            for step in fold(
+                self._machine, _span(self._entries, stop, stop + 1), start=(point.index, point.snapshot),
+                check_version=False, trace=True, errors=self._errors,
+            ):
+                point = Point.of(step)
+                self._remember(point)
         return point
 
-    def _retrace(self, index: int, point: Point) -> Point:
-        """The trace of entry `index` when the point after it is known but not how it was reached."""
+    def _retrace(self, point: Point) -> Point:
+        """The trace of a point known without one: the same transition again, from the point before it."""
+        index = point.index
         if index == 0:
             first = seed(self._machine, self._entries[0], check_version=False, trace=True)
-            return Point(0, point.snapshot, first.trace, point.ledger, point.error)
-        before = self._cache.get(index - 1)
-        if before is None:
-            base = (index - 1) - (index - 1) % self._every
-            data, ledger = self._checkpoints[base // self._every]
-            start = Point(base, self._machine.restore_snapshot(orjson.loads(data)), None,
-                          ledger.copy() if ledger is not None else None)
-            return self._fold_points(start, index)
-        return self._fold_points(before, index)
+            point.trace = list(first.trace or [])
+            return point
+        before = self._snapshot_point(index - 1, False)
+        for step in fold(
+            self._machine, _span(self._entries, index, index + 1), start=(before.index, before.snapshot),
+            check_version=False, trace=True, errors=self._errors,
+        ):
+            point.trace = list(step.trace or [])
+        return point
+
+    def _ledger_at(self, point: Point) -> Ledger:
+        """The ledger after `point`: from the nearest ledger before it (a cached point's, or the checkpoint every
+        L entries), stepped over the cached points in between. Steps the ledger only: no engine call, unless a
+        point in between was evicted from the cache (then the snapshot fold refills it)."""
+        index = point.index
+        floor = index - index % self._ledger_every
+        start = index - 1
+        while start > floor:
+            cached = self._cache.get(start)
+            if cached is not None and cached.ledger is not None:
+                break
+            start -= 1
+        if start > floor:
+            ledger = self._cache[start].ledger
+        else:
+            start = floor
+            ledger = self._ledgers[floor // self._ledger_every]
+        assert ledger is not None
+        entries = self._entries
+        for position in range(start + 1, index + 1):
+            at = point if position == index else self._snapshot_point(position, False)
+            ledger = ledger.copy()
+            ledger.step(at.step(entries[position]))
+            at.ledger = ledger
+        return ledger.copy() if start == index else ledger
 
     def state_at(self, index: int) -> Any:
         """The engine snapshot after entry `index`: one restore plus at most K transitions."""
@@ -365,7 +421,7 @@ class Timeline:
         with self._lock:
             index = self._normalize(index)
             if index % self._every == 0 and index <= self._frontier and index not in self._cache:
-                persisted = orjson.loads(self._checkpoints[index // self._every][0])
+                persisted = orjson.loads(self._checkpoints[index // self._every])
                 persisted.pop("_nodes", None)  # the exact form's restore hint is not part of the state
                 return persisted  # type: ignore[no-any-return]
             return self._machine.get_persisted_snapshot(self.state_at(index))  # type: ignore[no-any-return]
@@ -500,7 +556,8 @@ class Timeline:
                 self._cache_size, self._ledger_factory, self._errors,
             )
             work = at.ledger.copy() if at.ledger is not None else None
-            branch._start(self._checkpoints[: frontier // self._every + 1], at.snapshot, work)
+            branch._start(self._checkpoints[: frontier // self._every + 1],
+                          self._ledgers[: frontier // self._ledger_every + 1], at.snapshot, work)
             branch._frontier = frontier
             branch._verifier = (
                 self._verifier.copy_until(self._entries, frontier + 1) if self._verifier is not None else None

@@ -19,6 +19,7 @@ from .branches import Branch
 from .graph import active_state_ids
 from .pending import pending_at
 from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
+from .recording import RecordingView
 from .usage import UsageIndex
 from .values import path_segments, taken_ids, value_text
 from .wire import jsonable
@@ -60,10 +61,14 @@ class FrameBuilder:
     Holds references (the line, its usage index), no copies, so an appended entry is visible at once.
     """
 
-    def __init__(self, line: Branch, definition: Mapping[str, Any], usage: UsageIndex | None) -> None:
+    def __init__(self, line: Branch, definition: Mapping[str, Any], usage: UsageIndex | None,
+                 recording: RecordingView | None = None) -> None:
         self.line = line
         self.definition = definition
         self.usage = usage  # None until a lazily opened log's background thread has built it
+        # The recording's side at divergent indices (the recorded line only: a branch's own entries are what-ifs).
+        self.recording = recording
+        self.divergent: frozenset[int] = frozenset()
 
     def pending(self, index: int, built: int) -> PendingFrame:
         """The frame for an index the background fold has not reached: its entry, and how far the fold is."""
@@ -97,6 +102,13 @@ class FrameBuilder:
         frame["changed"] = self._changed(index, persisted)
         frame["usage"] = self.usage.totals_at(index) if self.usage is not None else None
         frame["hash"] = self._hash(entry, persisted)
+        if self.recording is not None and index in self.divergent:
+            try:
+                frame["recording"] = self.recording.at(index).to_json()
+            except Exception as error:  # noqa: BLE001 - the replay side stays drawn; the panel says what broke
+                frame["recording"] = {"index": index, "source": "error", "active": [], "valueText": None,
+                                      "reason": f"{type(error).__name__}: {error}", "candidates": False,
+                                      "reproduces": None}
         if point.error is not None:
             frame["foldError"] = (
                 f"folding this entry raised {type(point.error).__name__}: {point.error}; "

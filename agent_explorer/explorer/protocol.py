@@ -84,6 +84,19 @@ class InFlightView(TypedDict):
     requestedAt: int | None
 
 
+class RecordingSideView(TypedDict):
+    """At a divergent index: the states the recording was in (`source` "recorder": the compare_with machine's own
+    fold; "inferred": from what the recording journaled next), beside the replay's."""
+
+    index: int
+    source: str
+    active: list[str]
+    valueText: str | None
+    reason: str
+    candidates: bool
+    reproduces: bool | None
+
+
 class PendingFrame(TypedDict):
     """The frame of an index the background fold has not reached yet."""
 
@@ -116,6 +129,7 @@ class Frame(TypedDict):
     output: NotRequired[JSON]
     machineError: NotRequired[JSON]  # the machine's own error, once its status is "error"
     foldError: NotRequired[str]  # folding this entry raised: the state shown is the one before it
+    recording: NotRequired[RecordingSideView]  # at a divergent index of the recorded line
     effects: NotRequired[list[EffectView]]
     timers: NotRequired[list[TimerView]]
     inflight: NotRequired[list[InFlightView]]
@@ -156,9 +170,16 @@ class DivergenceDetail(TypedDict):
 
 
 class MachinesComparison(TypedDict):
+    """With compare_with: where the replay parts from the recording machine; a change's `before` is the
+    recording's value, `after` the replay's (labels name both sides)."""
+
     index: int | None
     diff: list[dict[str, JSON]]
     error: NotRequired[str]
+    before: NotRequired[str]
+    after: NotRequired[str]
+    transitionsBefore: NotRequired[list[str]]
+    transitionsAfter: NotRequired[list[str]]
 
 
 class Verification(TypedDict):

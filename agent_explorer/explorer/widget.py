@@ -36,6 +36,7 @@ from .panels.table import TablePanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
+from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import UsageIndex, UsageLedger
 
@@ -124,10 +125,11 @@ class Explorer(anywidget.AnyWidget):
         self._chart.traits.set("graph", build_graph(view.definition, token="ae" + secrets.token_hex(3)).to_json())
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
-        self._cursor = self._panel(CursorPanel, lock=self._lock)
+        self._cursor = self._panel(CursorPanel, lock=self._lock,
+                                   recording=RecordingView(machine, root.entries, compare_with))
         self._table = self._panel(TablePanel, types=not lazy)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
-                                         on_summary=lambda summary: self._table.set_divergent(summary.divergent))
+                                         on_summary=self._on_summary)
         self._search = self._panel(SearchPanel)
         self._usage = self._panel(UsagePanel, label=thread_id or "this run")
         self._coverage = self._panel(CoveragePanel)
@@ -169,6 +171,10 @@ class Explorer(anywidget.AnyWidget):
                 "anyway with Explorer(machine, entries, check_version=False) (divergences are then "
                 "shown), or pass the recording machine and compare_with=this one."
             ) from error
+
+    def _on_summary(self, summary: Any) -> None:
+        self._table.set_divergent(summary.divergent)
+        self._cursor.set_divergent(summary.divergent)
 
     def _indexes_in_background(self) -> None:
         """The one-pass indexes a long log opens without: usage prefix sums and event type counts."""

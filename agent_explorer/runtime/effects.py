@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import weakref
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -130,10 +130,12 @@ class JournalCounts:
 
     __slots__ = ("caused", "completions", "execution_id", "fired", "trail")
 
+    # Plain dicts (a missing key reads as 0 through .get): a line's fold copies the counts at every point it
+    # caches, and dict.copy is several times cheaper than building a Counter.
     def __init__(self) -> None:
-        self.completions: Counter[str] = Counter()
-        self.caused: Counter[str] = Counter()
-        self.fired: Counter[str] = Counter()
+        self.completions: dict[str, int] = {}
+        self.caused: dict[str, int] = {}
+        self.fired: dict[str, int] = {}
         # Each trail is replaced, never appended to in place, so a copy of the counts can share them.
         self.trail: dict[str, tuple[dict[str, Any], ...]] = {}
         self.execution_id: str | None = None
@@ -151,20 +153,22 @@ class JournalCounts:
             return
         site = completion_site(event_type)
         if site is not None:
-            self.completions[site] += 1
+            self.completions[site] = self.completions.get(site, 0) + 1
             return
-        self.fired[event_type] += 1
+        self.fired[event_type] = self.fired.get(event_type, 0) + 1
         causation = item.get("causationId") if entry else None
         if isinstance(causation, str) and "#" in causation:
-            self.caused[causation.rsplit("#", 1)[0]] += 1
+            decided = causation.rsplit("#", 1)[0]
+            self.caused[decided] = self.caused.get(decided, 0) + 1
             self.trail[causation] = (*self.trail.get(causation, ()), dict(event))
 
-    def copy(self) -> JournalCounts:
-        clone = JournalCounts()
-        clone.completions = Counter(self.completions)
-        clone.caused = Counter(self.caused)
-        clone.fired = Counter(self.fired)
-        clone.trail = dict(self.trail)  # trails are immutable tuples (see __init__): a shallow copy is enough
+    def copy(self, trail: dict[str, tuple[dict[str, Any], ...]] | None = None) -> JournalCounts:
+        """An independent copy (`trail`: the trails to keep instead of all of them)."""
+        clone = JournalCounts.__new__(JournalCounts)
+        clone.completions = self.completions.copy()
+        clone.caused = self.caused.copy()
+        clone.fired = self.fired.copy()
+        clone.trail = dict(self.trail) if trail is None else trail  # trails are immutable tuples: shallow is enough
         clone.execution_id = self.execution_id
         return clone
 
@@ -178,9 +182,9 @@ class JournalCounts:
     def occurrence(self, kind: str, site: str) -> int:
         # Errors count as completions (a retry is a fresh occurrence). A decision completes with
         # the machine event it chose, journaled with the decision's request id as causationId.
-        base = self.completions[site]
+        base = self.completions.get(site, 0)
         if kind == "decision":
-            base += self.caused[site]
+            base += self.caused.get(site, 0)
         return base + 1
 
     def call_key(self, request_id: str) -> str:
@@ -320,7 +324,7 @@ def _delay_effect(action: Any, counts: JournalCounts) -> AgentEffect:
     event = dict(params.get("event") or {})
     send_id = params.get("id")
     site = str(send_id) if send_id is not None else str(event.get("type"))
-    occurrence = counts.fired[str(event.get("type"))] + 1
+    occurrence = counts.fired.get(str(event.get("type")), 0) + 1
     return AgentEffect(
         kind="delay",
         site=site,
@@ -473,11 +477,11 @@ class EffectLedger:
         matter. Without this every checkpoint of a long log would carry a trail key per decision ever
         answered: O(n) each, O(n^2 / K) in all.
         """
-        clone = EffectLedger(self.machine)
-        clone.counts = self.counts.copy()
-        plans = {e.request_id for e in self._pending.values() if e.kind == "plan"}
+        clone = EffectLedger.__new__(EffectLedger)
+        clone.machine = self.machine
         trails = self.counts.trail
-        clone.counts.trail = {key: trails[key] for key in plans if key is not None and key in trails}
+        plans = [e.request_id for e in self._pending.values() if e.kind == "plan"] if trails else []
+        clone.counts = self.counts.copy({key: trails[key] for key in plans if key is not None and key in trails})
         clone.snapshot = self.snapshot
         clone.last_event = self.last_event
         clone.last_surfaced = self.last_surfaced
@@ -643,7 +647,7 @@ def get_agent_effects(
         ]
     else:
         for site, child in children.items():
-            if site in seen or counts.completions[site] or counts.caused[site]:
+            if site in seen or counts.completions.get(site) or counts.caused.get(site):
                 continue
             extra.append(_actor_effect(
                 machine, getattr(child, "logic", None), site, child.src, child.input, snapshot.context, last_event,

@@ -13,7 +13,8 @@ export function mountHeader(ctx) {
   const title = h("span", { class: "ae-title" });
   const status = h("span", { class: "ae-chip", "data-testid": "verify-status" });
   const position = h("span", { class: "ae-position", "data-testid": "position" });
-  const el = h("div", { class: "ae-header" }, title, status, h("span", { class: "ae-spacer" }), position);
+  const here = h("span", { class: "ae-chip bad ae-here", "data-testid": "here-mismatch", hidden: true });
+  const el = h("div", { class: "ae-header" }, title, status, h("span", { class: "ae-spacer" }), here, position);
   const banner = h("div", { class: "ae-banner", role: "alert", "data-testid": "divergence", hidden: true });
   const machines = h("div", { class: "ae-machines", "data-testid": "machines", hidden: true });
 
@@ -40,9 +41,18 @@ export function mountHeader(ctx) {
     drawMachines(machines, v.machines, model.get("info"), ctx.setIndex);
   }
 
+  /** At every divergent index, above the fold: this entry's recorded hash is not the replay's.
+   * @param {import("./protocol").Traits["frame"]} f */
+  function drawHere(f) {
+    const bad = !!(f.hash && f.hash.ok === false);
+    here.hidden = !bad;
+    here.textContent = bad ? "recorded ≠ replayed here" : "";
+    here.title = bad ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
+  }
+
   ctx.on("change:info", drawInfo);
   ctx.on("change:verification", drawVerification);
   drawInfo();
   drawVerification();
-  return { el, banner, machines, drawPosition };
+  return { el, banner, machines, drawPosition, drawHere };
 }

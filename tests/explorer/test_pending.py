@@ -95,7 +95,7 @@ def test_a_cold_jump_costs_one_copy_and_at_most_k_steps(machine: Any, monkeypatc
         steps.clear()
         index.timeline._cache.clear()  # a cold jump: nothing near it is cached
         owed = index.at(i).owed
-        assert len(steps) <= 32, f"{len(steps)} steps for index {i}"
+        assert len(steps) <= 32, f"{len(steps)} ledger steps for index {i}"  # L = min(K, 64) = 32
         assert key(owed) == key(replay(machine, log[: i + 1]).effects)
 
 
@@ -105,6 +105,7 @@ def test_a_fork_shares_the_checkpoints_below_its_cut(machine: Any) -> None:
     child = object.__new__(Line)
     child.timeline = parent.timeline.fork(200)
     assert child.timeline._checkpoints[:12] == parent.timeline._checkpoints[:12]
+    assert child.timeline._ledgers[:12] == parent.timeline._ledgers[:12]  # the very ledger copies, shared
     for i in (0, 17, 150, 199):
         assert key(child.at(i).owed) == key(parent.at(i).owed)
 
@@ -149,7 +150,7 @@ def test_checkpoints_keep_only_the_trails_of_plans_still_owed(name: str, machine
     timeline = Line(machine, log, every=1).timeline
     live = timeline._frontier_ledger.counts.trail  # type: ignore[union-attr]
     assert live, "the live fold keeps every trail"
-    ledgers = [ledger for _, ledger in timeline._checkpoints]
+    ledgers = list(timeline._ledgers)
     for ledger in ledgers:
         plans = {e.request_id for e in ledger._pending.values() if e.kind == "plan"}  # type: ignore[union-attr]
         assert set(ledger.counts.trail) <= plans  # type: ignore[union-attr]
