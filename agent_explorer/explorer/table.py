@@ -16,7 +16,7 @@ import orjson
 
 from .usage import USAGE_TYPE
 
-__all__ = ["MAX_PAGE", "EventTable"]
+__all__ = ["MAX_PAGE", "EventTable", "page_offset"]
 
 MAX_PAGE = 500
 SUMMARY_CAP = 140
@@ -43,6 +43,13 @@ def _summary(event: Mapping[str, Any]) -> str:
         return ""
     text = orjson.dumps(rest, default=str).decode()
     return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 1] + "…"
+
+
+def page_offset(offset: int, limit: int, total: int) -> int:
+    """Where the page holding row `offset` starts: pages start at multiples of `limit`, except the last,
+    which ends at the last row (so it holds a full page, never a lone row after a page boundary)."""
+    aligned = (max(0, int(offset)) // limit) * limit
+    return max(0, min(aligned, total - limit))
 
 
 class EventTable:
@@ -135,6 +142,14 @@ class EventTable:
         pos = bisect.bisect_left(hits, index)
         return pos if pos < len(hits) and hits[pos] == index else None
 
+    def anchor(self, index: int, type_filter: str | None = None, text: str | None = None) -> int:
+        """The row to show for cursor `index` under the filters: its own row, or when the filters hide it the
+        first match after it (the last match when none follows; 0 when nothing matches)."""
+        hits = self.matches(type_filter, text)
+        if hits is None:
+            return max(0, min(index, len(self.entries) - 1))
+        return max(0, min(bisect.bisect_left(hits, index), len(hits) - 1))
+
     def row(self, index: int) -> dict[str, Any]:
         entry = self.entries[index]
         event = _event_of(entry)
@@ -160,11 +175,12 @@ class EventTable:
         type_filter: str | None = None,
         text: str | None = None,
     ) -> dict[str, Any]:
-        """One window of rows: `{offset, limit, total, rows, query}`; offset is clamped into range."""
+        """One window of rows: `{offset, limit, total, rows, query}`: the page holding row `offset` (see
+        `page_offset`: the last page is full, ending at the last row)."""
         limit = max(1, min(int(limit), MAX_PAGE))
         hits = self.matches(type_filter, text)
         total = len(self.entries) if hits is None else len(hits)
-        offset = max(0, min(int(offset), max(0, total - 1)))
+        offset = page_offset(offset, limit, total)
         picked = range(offset, min(total, offset + limit))
         indices = list(picked) if hits is None else [hits[p] for p in picked]
         return {

@@ -125,7 +125,7 @@ class Explorer(anywidget.AnyWidget):
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock)
-        self._table = self._panel(TablePanel, types=not lazy)
+        self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=lambda summary: self._table.set_divergent(summary.divergent))
         self._search = self._panel(SearchPanel)
