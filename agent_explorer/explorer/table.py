@@ -7,6 +7,7 @@ rows. Filters are computed once per (type, text) and cached as index lists. Read
 from __future__ import annotations
 
 import bisect
+import json
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -16,7 +17,7 @@ import orjson
 
 from .usage import USAGE_TYPE
 
-__all__ = ["MAX_PAGE", "EventTable", "page_offset"]
+__all__ = ["MAX_PAGE", "EventTable", "entry_text", "page_offset"]
 
 MAX_PAGE = 500
 SUMMARY_CAP = 140
@@ -41,8 +42,17 @@ def _summary(event: Mapping[str, Any]) -> str:
     rest = {k: v for k, v in event.items() if k != "type"}
     if not rest:
         return ""
-    text = orjson.dumps(rest, default=str).decode()
+    text = _json_text(rest)[0]
     return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 1] + "…"
+
+
+def _json_text(value: Any) -> tuple[str, bool]:
+    """Compact JSON of `value`, and whether orjson wrote it (it cannot for a non-str key or an int past 64 bits;
+    then the stdlib does)."""
+    try:
+        return orjson.dumps(value, default=str).decode(), True
+    except (orjson.JSONEncodeError, UnicodeError):
+        return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")), False
 
 
 def page_offset(offset: int, limit: int, total: int) -> int:
@@ -50,6 +60,12 @@ def page_offset(offset: int, limit: int, total: int) -> int:
     which ends at the last row (so it holds a full page, never a lone row after a page boundary)."""
     aligned = (max(0, int(offset)) // limit) * limit
     return max(0, min(aligned, total - limit))
+
+
+def entry_text(entry: Mapping[str, Any]) -> tuple[str, bool]:
+    """What a text filter looks in (lowercased): the entry's id, causation id and event as JSON; and whether orjson
+    wrote it (else, for a non-str key or an int past 64 bits, the stdlib did)."""
+    return _json_text([entry.get("id"), entry.get("causationId"), entry.get("event")])
 
 
 class EventTable:
@@ -123,14 +139,7 @@ class EventTable:
 
     @staticmethod
     def _haystack(entry: Mapping[str, Any]) -> str:
-        return (
-            orjson.dumps(
-                [entry.get("id"), entry.get("causationId"), entry.get("event")],
-                default=str,
-            )
-            .decode()
-            .lower()
-        )
+        return entry_text(entry)[0].lower()
 
     def position_of(
         self, index: int, type_filter: str | None = None, text: str | None = None
