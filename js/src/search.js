@@ -77,6 +77,9 @@ export class SearchPanel {
       return;
     }
     this.summary.textContent = r.total ? `${formatNumber((r.offset || 0) + 1)}–${formatNumber((r.offset || 0) + hits.length)} of ${formatNumber(r.total)} hits` : "no hits";
+    const shown = JSON.stringify([q, r.offset || 0, r.total]);
+    if (shown !== this.shown) this.list.scrollTop = 0; // another page or query starts at its first hit
+    this.shown = shown;
     replace(
       this.list,
       hits.map((hit) =>
