@@ -34,6 +34,7 @@ class Graph(TypedDict):
     nodes: dict[str, str]  # state id -> SVG element id
     edges: dict[str, list[str]]  # transition id -> SVG element ids
     labels: dict[str, str]  # state id -> label
+    lines: dict[str, int]  # transition id -> its label's line on a state's shared self-loop (graph.py)
 
 
 class EntryView(TypedDict):
@@ -83,6 +84,25 @@ class InFlightView(TypedDict):
     requestedAt: int | None
 
 
+class RecordingSideView(TypedDict):
+    """At a divergent index: the states the recording was in (`source` "recorder": the compare_with machine's own
+    fold; "inferred": from what the recording journaled next), beside the replay's."""
+
+    index: int
+    source: str
+    active: list[str]
+    valueText: str | None
+    reason: str
+    candidates: bool
+    reproduces: bool | None
+
+
+class CostView(TypedDict):
+    total: float
+    byModel: dict[str, float]
+    unpriced: list[str]  # models with usage but no price (their cost is not in `total`)
+
+
 class PendingFrame(TypedDict):
     """The frame of an index the background fold has not reached yet."""
 
@@ -109,12 +129,14 @@ class Frame(TypedDict):
     tags: NotRequired[list[str]]
     changed: NotRequired[list[list[str | int]]]
     usage: NotRequired[dict[str, JSON] | None]
+    cost: NotRequired[CostView | None]  # with prices: what the usage up to here cost, in USD
     hash: NotRequired[HashCheck]
     context: NotRequired[JSON]
     contextNote: NotRequired[str]
     output: NotRequired[JSON]
     machineError: NotRequired[JSON]  # the machine's own error, once its status is "error"
     foldError: NotRequired[str]  # folding this entry raised: the state shown is the one before it
+    recording: NotRequired[RecordingSideView]  # at a divergent index of the recorded line
     effects: NotRequired[list[EffectView]]
     timers: NotRequired[list[TimerView]]
     inflight: NotRequired[list[InFlightView]]
@@ -155,9 +177,16 @@ class DivergenceDetail(TypedDict):
 
 
 class MachinesComparison(TypedDict):
+    """With compare_with: where the replay parts from the recording machine; a change's `before` is the
+    recording's value, `after` the replay's (labels name both sides)."""
+
     index: int | None
     diff: list[dict[str, JSON]]
     error: NotRequired[str]
+    before: NotRequired[str]
+    after: NotRequired[str]
+    transitionsBefore: NotRequired[list[str]]
+    transitionsAfter: NotRequired[list[str]]
 
 
 class Verification(TypedDict):
@@ -334,6 +363,14 @@ class ComposerView(TypedDict):
     sent: NotRequired[ComposerSent]
 
 
+class LiveView(TypedDict):
+    following: bool
+    newEntries: int  # entries that arrived past the cursor since it left the tail
+    lastAppendAt: str | None  # when this explorer last saw an append (ISO, UTC)
+    lastRecordedAt: str | None  # the last new entry's own recordedAt
+    error: str | None  # why following stopped
+
+
 TRAITS: dict[str, Any] = {
     "index": int,
     "length": int,
@@ -350,6 +387,7 @@ TRAITS: dict[str, Any] = {
     "usage_ledger": Union[UsageLedgerView, dict[str, None]],  # noqa: UP007
     "lineage": Union[LineageView, dict[str, None]],  # noqa: UP007
     "composer": Union[ComposerView, dict[str, None]],  # noqa: UP007
+    "live": Union[LiveView, dict[str, None]],  # noqa: UP007
 }
 """Every synced traitlet of the Explorer and the type of its value (`{}` where a panel has nothing yet)."""
 
@@ -403,6 +441,15 @@ class ComposeMessage(TypedDict):
     nonce: JSON
 
 
+class FollowMessage(TypedDict):
+    kind: Literal["follow"]
+    on: bool
+
+
+class JumpToTailMessage(TypedDict):
+    kind: Literal["jump-to-tail"]
+
+
 MESSAGES: dict[str, Any] = {
     "table": TableMessage,
     "search": SearchMessage,
@@ -413,6 +460,8 @@ MESSAGES: dict[str, Any] = {
     "composer": ComposerMessage,
     "compose-check": ComposeMessage,
     "compose-send": ComposeMessage,
+    "follow": FollowMessage,
+    "jump-to-tail": JumpToTailMessage,
 }
 """Every message kind the front end may send, and its shape."""
 

@@ -58,6 +58,24 @@ function recordedText(iso) {
   return match ? `${match[1]} ${match[2]}` : iso;
 }
 
+/**
+ * At a divergent index: what the recording did beside what the replay does, each side labelled (the chart draws
+ * the same two highlights, with a legend).
+ * @param {import("./protocol").Traits["frame"]} f @param {HTMLElement} hashChip
+ */
+function bothSides(f, hashChip) {
+  const r = f.recording;
+  const recorded = r.source === "recorder" ? r.valueText ?? "" : r.active.length ? r.active[r.active.length - 1].split(".").pop() : "unknown";
+  return h(
+    "div",
+    { class: "ae-section ae-sides", "data-testid": "both-sides" },
+    h("div", { class: "ae-section-label" }, "value: the recording and the replay part here ", hashChip),
+    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value-recorded", "data-testid": "recorded-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
+    h("div", { class: "ae-side replay", "data-testid": "side-replay" }, h("span", { class: "ae-side-label" }, "replay"), h("span", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null),
+    h("div", { class: "ae-muted ae-side-why", "data-testid": "side-why" }, r.source === "recorder" ? `Recording: ${r.reason}.` : `Recording (inferred): ${r.reason}.`),
+  );
+}
+
 export class StatePanel {
   /** @param {import("./protocol").Model} model */
   constructor(model) {
@@ -106,11 +124,11 @@ export class StatePanel {
     }
     if (f.foldError) blocks.push(h("div", { class: "ae-error-text", "data-testid": "fold-error" }, f.foldError));
     blocks.push(
-      // Pinned while the rest scrolls: the value and the event stay in view wherever the user scrolled to.
+      // Pinned while the rest scrolls: the value (both sides at a divergence) and the event stay in view.
       h(
         "div",
         { class: "ae-state-head", "data-testid": "state-head" },
-        section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
+        f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
         section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${recordedText(entry.recordedAt)}`))),
       ),
       h(

@@ -14,6 +14,7 @@ import { StatePanel } from "./state-panel.js";
 import { EventTable } from "./table.js";
 import { UsagePanel } from "./usage.js";
 import { CoverageLayer } from "./coverage.js";
+import { RecordingLayer } from "./recording.js";
 import { SearchPanel } from "./search.js";
 import { createStaticModel, staticSearchResults, staticTableMatches } from "./static.js";
 import { LineagePanel } from "./branches.js";
@@ -37,6 +38,8 @@ function render({ model, el }) {
   const graphPanel = h("section", { class: "ae-panel ae-chart" }, graph.el);
   const coverage = new CoverageLayer(model, graph); // heatmap toggle in the chart toolbar
   graphPanel.appendChild(coverage.legend);
+  const recording = new RecordingLayer(graph); // the recording's states at a divergent index, and the legend
+  graphPanel.insertBefore(recording.legend, graphPanel.firstChild);
   const search = new SearchPanel(model, ctx.setIndex);
   const lineage = new LineagePanel(model); // the lines (recording + branches) beside the slider
   const composer = new ComposerPanel(model);
@@ -71,7 +74,9 @@ function render({ model, el }) {
     header.drawPosition(i);
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
     graph.highlight(f.active || [], f.taken || []);
-    usage.draw(f.usage, i);
+    recording.draw(f);
+    header.drawHere(f);
+    usage.draw(f.usage, f.cost, i);
     table.markCurrent(i);
     search.markCurrent(i);
     lineage.draw(model.get("lineage"), i);
@@ -105,6 +110,7 @@ function render({ model, el }) {
     coverage.draw();
     const f = model.get("frame");
     graph.highlight(f.active || [], f.taken || []);
+    recording.draw(f);
     root.dataset.ready = "true";
   });
 

@@ -200,7 +200,9 @@ def test_compare_with_an_other_machine_shows_where_they_part(
     machines = ex.verification["machines"]
     assert machines["index"] == 1
     assert {tuple(c["path"]) for c in machines["diff"]} == {("context", "n")}
-    assert machines["diff"][0]["before"] == 1 and machines["diff"][0]["after"] == 2
+    # in the notebook's direction, compare_machines(recorder, today): before is the recording's, after the replay's
+    assert machines["diff"][0]["before"] == 2 and machines["diff"][0]["after"] == 1
+    assert machines["before"].startswith("recording") and machines["after"].startswith("replay")
 
 
 def test_background_verification_lands_later(

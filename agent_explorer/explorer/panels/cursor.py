@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from ..branches import Branch
 from ..frames import FrameBuilder
+from ..recording import RecordingView
 from .base import Panel, Traits, View
 
 __all__ = ["CursorPanel"]
@@ -23,10 +24,11 @@ __all__ = ["CursorPanel"]
 class CursorPanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("index", "length", "frame")
 
-    def __init__(self, view: View, traits: Traits, *, lock: threading.RLock) -> None:
+    def __init__(self, view: View, traits: Traits, *, lock: threading.RLock, recording: RecordingView) -> None:
         super().__init__(view, traits)
         self._lock = lock
-        self._frames = FrameBuilder(view.line, view.definition, view.usage)
+        self._recording = recording
+        self._frames = FrameBuilder(view.line, view.definition, view.usage, recording, view.prices)
         self._wanted: int | None = None
         self._scheduled = False
         self._deferred: int | None = None  # an index asked for beyond the background fold, drawn when reached
@@ -107,14 +109,26 @@ class CursorPanel(Panel):
             if self._deferred is None and frame.get("index") == self.index and "usage" in frame:
                 usage = self.view.usage
                 frame["usage"] = usage.totals_at(self.index) if usage is not None else None
+                if self.view.prices and frame["usage"]:
+                    frame["cost"] = self.view.prices.cost_of_totals(frame["usage"])
                 self.traits.set("frame", frame)
 
     def grown(self) -> None:
         """The line on view has more entries than `length` says (a followed thread, an append)."""
         self.traits.set("length", len(self.view.entries))
 
+    def set_divergent(self, indices: frozenset[int]) -> None:
+        """The line's verification found these divergent indices: their frames show the recording's side."""
+        with self._lock:
+            before, self._frames.divergent = self._frames.divergent, indices
+            changed = self.index in before or self.index in indices
+        if changed and self._deferred is None:
+            self.redraw()
+
     def _line_changed(self, line: Branch) -> None:
-        self._frames = FrameBuilder(line, self.view.definition, self.view.usage)
+        # The recording's side is drawn on the recorded line only: a branch's own entries are what-ifs.
+        self._frames = FrameBuilder(line, self.view.definition, self.view.usage,
+                                    self._recording if line.is_root else None, self.view.prices)
         self.building = False
         self._deferred = None
         self.traits.set("length", len(line.entries))

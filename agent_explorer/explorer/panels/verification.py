@@ -70,14 +70,20 @@ class VerificationPanel(Panel):
             self.publish(VerificationSummary.from_report(report))
 
     def compare(self) -> None:
-        """Where `compare_with` parts from this machine on the recording (one lockstep fold of both)."""
+        """Where this machine parts from `compare_with` (the machine that recorded the log) on the recording, in
+        the notebook's direction: `compare_machines(recorder, today, entries)`, so a change's `before` is the
+        recording's side and `after` the replay's."""
         if self.compare_with is None:
             return
         try:
-            result = compare_machines(self.view.machine, self.compare_with, self.view.root.entries)
+            result = compare_machines(self.compare_with, self.view.machine, self.view.root.entries)
             machines: dict[str, Any] = {
                 "index": result.index,
                 "diff": jsonable([c.to_dict() for c in (result.diff or [])][:200]),
+                "before": f"recording ({_name(self.compare_with)}, compare_with)",
+                "after": f"replay ({_name(self.view.machine)}, this explorer's machine)",
+                "transitionsBefore": list(result.transitions_a),
+                "transitionsAfter": list(result.transitions_b),
             }
         except Exception as error:  # noqa: BLE001
             machines = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
@@ -146,3 +152,7 @@ class VerificationPanel(Panel):
             self.publish(saved[0], saved[1])
         else:
             self.show_line(line)
+
+
+def _name(machine: Any) -> str:
+    return f"{getattr(machine, 'id', 'machine')} v{getattr(machine, 'version', '?')}"
