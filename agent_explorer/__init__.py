@@ -45,7 +45,6 @@ from .errors import (
     MachineConfigError,
     NonSerializableAgentEventError,
 )
-
 from .eventlog import (
     Timeline,
     assert_agent_log_entry,
@@ -63,6 +62,7 @@ from .eventlog import (
     verify_log,
     write_log,
 )
+from .fleet import verify_store
 from .runtime import (
     ScriptedModel,
     create_decision_logic,
@@ -126,4 +126,6 @@ __all__ = [
     "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
     # §6 explorer
     "Explorer",
+    # §7 beyond one log
+    "verify_store",
 ]

@@ -29,6 +29,8 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 run-limit, version-bridge-needs-new-thread
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
+    fleet       machine-not-importable (worker processes need a 'module:attr'), machine-mismatch (a worker's
+                import of the machine has another id or version than the caller's)
 """
 
 from __future__ import annotations

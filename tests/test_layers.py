@@ -22,7 +22,7 @@ def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> Non
     assert out.stdout.strip() == "", f"importing agent_explorer loaded {out.stdout.strip()}"
 
 
-LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "explorer"]
+LAYERS = ["canonical", "engine", "eventlog", "stores", "fleet", "runtime", "explorer"]
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_explorer"
 
 

@@ -1,0 +1,275 @@
+"""Run one task function over every thread of a store, batch by batch, on any `concurrent.futures.Executor`.
+
+The caller pages thread ids through `list_threads` (never all in memory), cuts them into batches and
+submits `run_batch(task, job)` per batch; a worker reopens the store from its URL, imports the machine by
+its reference and runs the task's coroutine on its own event loop. Results come back in thread order,
+whatever executor ran them and in whatever order they finished. This module schedules nothing itself
+(the executor does) and never writes to a store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import inspect
+import os
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from ..errors import AgentError
+from ..stores.base import EventLogStore
+from .refs import MachineSpec, StoreSpec, machine_spec, store_spec
+
+__all__ = ["BatchContext", "FleetJob", "ThreadRead", "map_batches", "read_threads", "run_batch"]
+
+R = TypeVar("R")
+
+PAGE_SIZE = 5000
+"""Thread ids listed per `list_threads` call (ids only travel in batches; a page is dropped once cut)."""
+
+
+@dataclass(frozen=True)
+class ThreadRead:
+    """One thread as `read_threads` yields it: its entries, or why they could not be read."""
+
+    thread_id: str
+    entries: list[dict[str, Any]] | None
+    error: BaseException | None = None
+
+
+@dataclass(frozen=True)
+class BatchContext:
+    """What a task function gets: the store and machine of this process, and the caller's options."""
+
+    store: EventLogStore
+    machine: Any
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+BatchTask = Callable[[BatchContext, Sequence[str]], Awaitable[R]]
+"""`async def task(context, thread_ids) -> result`, defined at the top level of an importable module."""
+
+
+@dataclass(frozen=True)
+class FleetJob(Generic[R]):
+    """Everything one batch needs, small and picklable when the specs are portable."""
+
+    task: BatchTask[R]
+    store: StoreSpec
+    machine: MachineSpec
+    thread_ids: tuple[str, ...]
+    options: Mapping[str, Any]
+
+
+def run_batch(job: FleetJob[R]) -> R:
+    """The function every executor runs: one batch, on an event loop of its own."""
+    context = BatchContext(job.store.open(), job.machine.load(), job.options)
+    return asyncio.run(job.task(context, job.thread_ids))  # type: ignore[arg-type]
+
+
+async def read_threads(store: EventLogStore, thread_ids: Iterable[str]) -> AsyncIterator[ThreadRead]:
+    """Each thread's entries in order, reading the next thread while the caller works on this one.
+
+    A thread that cannot be read (an unreachable row, text that no longer parses) is yielded with its
+    error instead of stopping the batch.
+    """
+    ids = iter(thread_ids)
+
+    def start(thread_id: str | None) -> asyncio.Task[list[dict[str, Any]]] | None:
+        return None if thread_id is None else asyncio.ensure_future(store.read(thread_id))
+
+    current_id = next(ids, None)
+    pending = start(current_id)
+    while current_id is not None and pending is not None:
+        next_id = next(ids, None)
+        upcoming = start(next_id)
+        try:
+            entries = await pending
+        except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
+            yield ThreadRead(current_id, None, error)
+        else:
+            yield ThreadRead(current_id, entries)
+        current_id, pending = next_id, upcoming
+
+
+async def _thread_ids(store: EventLogStore, threads: Iterable[str] | None) -> AsyncIterator[str]:
+    if threads is not None:
+        for thread_id in threads:
+            yield thread_id
+        return
+    offset = 0
+    while True:
+        page = await store.list_threads(limit=PAGE_SIZE, offset=offset)
+        for info in page:
+            yield info.thread_id
+        if len(page) < PAGE_SIZE:
+            return
+        offset += len(page)
+
+
+async def _batches(ids: AsyncIterator[str], size: int) -> AsyncIterator[tuple[str, ...]]:
+    batch: list[str] = []
+    async for thread_id in ids:
+        batch.append(thread_id)
+        if len(batch) >= size:
+            yield tuple(batch)
+            batch = []
+    if batch:
+        yield tuple(batch)
+
+
+def parallelism(executor: concurrent.futures.Executor | None) -> int:
+    """How many batches the executor can run at once (Dask: the cluster's threads; pools: max_workers)."""
+    if executor is None:
+        return 1
+    client = getattr(executor, "_client", None)  # distributed.cfexecutor.ClientExecutor
+    if client is not None and hasattr(client, "nthreads"):
+        try:
+            return max(1, int(sum(client.nthreads().values())))
+        except Exception:  # noqa: BLE001 - a scheduler that cannot say still gets work
+            return os.cpu_count() or 1
+    workers = getattr(executor, "_max_workers", None)
+    return workers if isinstance(workers, int) and workers > 0 else (os.cpu_count() or 1)
+
+
+def _in_process(executor: concurrent.futures.Executor | None) -> bool:
+    return executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
+
+
+async def _drive(
+    task: BatchTask[R],
+    store: StoreSpec,
+    lister: EventLogStore,
+    machine: MachineSpec,
+    threads: Iterable[str] | None,
+    executor: concurrent.futures.Executor | None,
+    batch_size: int,
+    options: Mapping[str, Any],
+    on_result: Callable[[tuple[str, ...], R], None],
+) -> None:
+    if executor is None:
+        context = BatchContext(lister if store.store is None else store.store, machine.machine, options)
+        async for batch in _batches(_thread_ids(lister, threads), batch_size):
+            on_result(batch, await task(context, batch))
+        return
+    loop = asyncio.get_running_loop()
+    window = 2 * parallelism(executor) + 1  # enough queued that no worker waits, few enough to stay small
+    in_flight: collections.deque[tuple[tuple[str, ...], asyncio.Future[R]]] = collections.deque()
+    try:
+        async for batch in _batches(_thread_ids(lister, threads), batch_size):
+            job = FleetJob(task, store, machine, batch, options)
+            in_flight.append((batch, loop.run_in_executor(executor, run_batch, job)))
+            while len(in_flight) >= window:
+                done, future = in_flight.popleft()
+                on_result(done, await future)
+        while in_flight:
+            done, future = in_flight.popleft()
+            on_result(done, await future)
+    finally:
+        for _, future in in_flight:
+            future.cancel()
+
+
+def map_batches(
+    task: BatchTask[R],
+    store: EventLogStore | str,
+    machine: Any,
+    *,
+    threads: Iterable[str] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    batch_size: int = 100,
+    options: Mapping[str, Any] | None = None,
+) -> Iterator[tuple[tuple[str, ...], R]]:
+    """`(thread ids, task result)` per batch, in thread order, however the executor ran them.
+
+    `task` is `async def task(context: BatchContext, thread_ids) -> result` at the top level of an
+    importable module (worker processes import it by name). `store` is a store or a store URL; `machine`
+    a machine or its 'package.module:attr'. With `executor=None` the batches run here, one after the
+    other, on the caller's store and machine objects; with a `ThreadPoolExecutor` on the same objects
+    in threads; with any other executor (a process pool, Dask's `Client.get_executor()`) each batch goes
+    as a `FleetJob` holding the store's URL and the machine's reference. A task that raises stops the
+    run (tasks report per-thread problems in their result instead).
+    """
+    if not _is_top_level(task):
+        raise AgentError(
+            f"the task {getattr(task, '__qualname__', task)!r} must be an async function defined at the top "
+            "level of an importable module, so worker processes can import it",
+            code="invalid-argument",
+        )
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise AgentError(f"batch_size must be a positive int, got {batch_size!r}", code="invalid-argument")
+    spec, owned = store_spec(store)
+    lister = spec.store
+    assert lister is not None
+    mspec = machine_spec(machine)
+    job_store, job_machine = spec, mspec
+    if not _in_process(executor):
+        job_store, job_machine = spec.portable(), mspec.portable()
+    results: collections.deque[tuple[tuple[str, ...], R]] = collections.deque()
+    # The generator hands results out as the driver produces them: the driver runs on its own thread and
+    # event loop, so this works inside Jupyter's running loop too, and memory holds a bounded window.
+    ready = threading.Condition()
+    finished: list[BaseException | None] = []
+    stop = threading.Event()
+
+    def on_result(batch: tuple[str, ...], result: R) -> None:
+        with ready:
+            while len(results) >= 64 and not stop.is_set():
+                ready.wait(0.1)
+            results.append((batch, result))
+            ready.notify_all()
+        if stop.is_set():
+            raise _Stopped()
+
+    async def main() -> None:
+        try:
+            await _drive(task, job_store, lister, job_machine, threads, executor, batch_size, options or {}, on_result)
+        finally:
+            if owned:
+                await lister.aclose()
+
+    def drive() -> None:
+        error: BaseException | None = None
+        try:
+            asyncio.run(main())
+        except _Stopped:
+            pass
+        except BaseException as caught:  # noqa: BLE001 - handed to the consumer, re-raised there
+            error = caught
+        with ready:
+            finished.append(error)
+            ready.notify_all()
+
+    worker = threading.Thread(target=drive, name="agent-explorer-fleet", daemon=True)
+    worker.start()
+    try:
+        while True:
+            with ready:
+                while not results and not finished:
+                    ready.wait()
+                if results:
+                    item = results.popleft()
+                    ready.notify_all()
+                else:
+                    error = finished[0]
+                    if error is not None:
+                        raise error
+                    return
+            yield item
+    finally:
+        stop.set()
+        with ready:
+            ready.notify_all()
+        worker.join()
+
+
+class _Stopped(Exception):
+    """The consumer stopped iterating: the driver winds down."""
+
+
+def _is_top_level(task: Any) -> bool:
+    qualname = getattr(task, "__qualname__", "")
+    return inspect.iscoroutinefunction(task) and "<locals>" not in qualname and "." not in qualname
