@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["hash_coverage", "run_state", "state_text"]
+__all__ = ["hash_coverage", "hash_phrase", "run_state", "state_text"]
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
     return f"{n:,} {one if n == 1 else (many or one + 's')}"
 
 
+def hash_phrase(checked: int, unverified: int) -> str:
+    """"11 checked against a hash, 1 without a hash (not checked)": what a verification could and could not check."""
+    text = f"{checked:,} checked against a hash, {unverified:,} without a hash"
+    return text + (" (not checked)" if unverified else "")
+
+
 def hash_coverage(entries: int, checked: int, unverified: int) -> str:
     """"12 entries: 11 checked against a hash, 1 without a hash (not checked)"."""
-    text = f"{_count(entries, 'entry', 'entries')}: {checked:,} checked against a hash, {unverified:,} without a hash"
-    return text + (" (not checked)" if unverified else "")
+    return f"{_count(entries, 'entry', 'entries')}: {hash_phrase(checked, unverified)}"
 
 
 def state_text(value: Any) -> str:

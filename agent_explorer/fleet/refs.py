@@ -147,9 +147,11 @@ def store_spec(store: EventLogStore | str) -> tuple[StoreSpec, bool]:
 
 
 def describe_store(store: EventLogStore | str) -> str:
-    """How reports name a store: its URL without a password, else its repr."""
+    """How reports name a store: its URL without a password (nor the read-only mode a reader opened it in)."""
     url = store if isinstance(store, str) else store_url(store)
-    return redact_url(url) if url is not None else repr(store)
+    if url is None:
+        return repr(store)
+    return redact_url(url).replace("?mode=ro", "").replace("&mode=ro", "")
 
 
 def machine_spec(machine: Any) -> MachineSpec:

@@ -99,7 +99,8 @@ def verify_thread(machine: Any, read: ThreadRead, *, strict: bool = False, check
     except AgentMachineVersionMismatchError as error:
         return ThreadOutcome(
             thread_id, "error", entries=len(entries),
-            message=f"{_describe(error)} (ignore_version=True, or --ignore-version, folds it through this machine)",
+            message=("recorded by another version of this machine (ignore_version=True, or --ignore-version, "
+                     f"folds it through this one): {_describe(error)}"),
         )
     except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
         return ThreadOutcome(thread_id, "error", entries=len(entries), message=_describe(error))
