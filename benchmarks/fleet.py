@@ -35,7 +35,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agent_explorer import SqliteEventLogStore, verify_log, verify_store
-from agent_explorer.fleet.verify import DEFAULT_BATCH_SIZE
 from agent_explorer.samples import support_agent
 from agent_explorer.stores.urls import open_store
 
@@ -177,12 +176,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--batch-size", type=int, default=DEFAULT_BATCH_SIZE)
+    parser.add_argument("--batch-size", type=int, default=None, help="threads per task (default: verify_store's)")
     parser.add_argument("--pg", default=os.environ.get("AGENT_EXPLORER_TEST_PG_DSN"), help="PostgreSQL DSN (URL form)")
     parser.add_argument("--no-memory", action="store_true", help="skip the peak-RSS runs")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}, "
-          f"batch size {args.batch_size}")
+          f"batch size {args.batch_size or 'auto'}")
     met = True
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "fleet.db"

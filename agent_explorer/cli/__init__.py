@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--ignore-version", action="store_true",
                        help="fold threads recorded under another version of the machine instead of refusing them")
     fleet.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report (one test case per thread)")
-    fleet.add_argument("--batch-size", type=int, metavar="N", help="threads per worker task (default 100)")
+    fleet.add_argument("--batch-size", type=int, metavar="N", help="threads per worker task (default: ~4 tasks per worker, at most 500)")
     verify.set_defaults(run=commands.verify)
 
     show = verbs.add_parser("show", help="print a log as a table")

@@ -18,14 +18,9 @@ from ..eventlog.verification import verify_log
 from ..stores.base import EventLogStore
 from .refs import describe_store, machine_spec
 from .report import FleetReport, ThreadOutcome
-from .runner import BatchContext, ThreadRead, map_batches, read_threads
+from .runner import BatchContext, ThreadRead, map_batches, read_threads, without_cyclic_gc
 
 __all__ = ["verify_batch", "verify_store", "verify_thread"]
-
-DEFAULT_BATCH_SIZE = 100
-"""Threads per task: a batch is tens of milliseconds of folding, so per-task overhead (pickling, a Dask
-scheduler round trip) stays small beside it, and a killed worker loses little."""
-
 
 def verify_store(
     store: EventLogStore | str,
@@ -36,14 +31,15 @@ def verify_store(
     ignore_version: bool = False,
     progress: Callable[[int, int | None], None] | None = None,
     strict: bool = False,
-    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_size: int | None = None,
 ) -> FleetReport:
     """Verify every thread of `store` (a store or a store URL) against `machine`; see `FleetReport`.
 
     `threads`: the thread ids to check (default: every thread, paged through `list_threads`). `machine`
     is a machine or its 'package.module:attr'. `executor`: None runs here; a `ProcessPoolExecutor` or
     Dask's `Client(address).get_executor()` runs batches of `batch_size` threads in worker processes, which
-    reopen the store from its URL and import the machine by its reference. `ignore_version=True` folds
+    reopen the store from its URL and import the machine by its reference (default: about four batches
+    per worker over the first page of ids, at most 500 threads each). `ignore_version=True` folds
     threads recorded under another declared version of this machine (what would the new code derive?)
     instead of refusing them. `strict=True` makes an entry without a hash a divergence.
     `progress(threads_done, total)` is called after each batch (`total` is None unless `threads` has a
@@ -76,10 +72,11 @@ async def verify_batch(context: BatchContext, thread_ids: Sequence[str]) -> list
     """The fleet task: verify each thread of the batch (the store reads the next while this one folds)."""
     strict = bool(context.options.get("strict", False))
     check_version = bool(context.options.get("check_version", True))
-    return [
-        verify_thread(context.machine, read, strict=strict, check_version=check_version)
-        async for read in read_threads(context.store, thread_ids)
-    ]
+    with without_cyclic_gc():
+        return [
+            verify_thread(context.machine, read, strict=strict, check_version=check_version)
+            async for read in read_threads(context.store, thread_ids)
+        ]
 
 
 def verify_thread(machine: Any, read: ThreadRead, *, strict: bool = False, check_version: bool = True) -> ThreadOutcome:

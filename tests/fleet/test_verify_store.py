@@ -149,7 +149,7 @@ def test_a_worker_killed_mid_run_leaves_the_report_unchanged(tmp_path: Path, req
 def test_threads_are_paged_and_can_be_named(sqlite_fleet: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from agent_explorer.fleet import runner
 
-    monkeypatch.setattr(runner, "PAGE_SIZE", 3)  # several list_threads pages for 20 threads
+    monkeypatch.setattr(runner, "PAGE_SIZE", 3)  # several list_threads pages for 19 threads
     pages: list[int] = []
     real = SqliteEventLogStore.list_threads
 
