@@ -177,7 +177,7 @@ async def _drive(
     on_result: Callable[[tuple[str, ...], R], None],
 ) -> None:
     if executor is None:
-        context = BatchContext(lister if store.store is None else store.store, machine.machine, options)
+        context = BatchContext(lister, machine.machine, options)
         # In-process a batch costs nothing extra; 100 threads keeps progress reports frequent.
         async for batch in _batches(_thread_ids(lister, threads), batch_size or 100, 1):
             on_result(batch, await task(context, batch))
@@ -189,16 +189,38 @@ async def _drive(
     try:
         async for batch in _batches(_thread_ids(lister, threads), batch_size, workers):
             job = FleetJob(task, store, machine, batch, options)
-            in_flight.append((batch, loop.run_in_executor(executor, run_batch, job)))
+            try:
+                submitted = loop.run_in_executor(executor, run_batch, job)
+            except Exception as error:  # a pool already broken refuses at submit
+                raise _executor_failed(batch, error) from error
+            in_flight.append((batch, submitted))
             while len(in_flight) >= window:
                 done, future = in_flight.popleft()
-                on_result(done, await future)
+                on_result(done, await _outcome(done, future))
         while in_flight:
             done, future = in_flight.popleft()
-            on_result(done, await future)
+            on_result(done, await _outcome(done, future))
     finally:
         for _, future in in_flight:
             future.cancel()
+
+
+async def _outcome(batch: tuple[str, ...], future: asyncio.Future[R]) -> R:
+    """A batch's result; an executor's own failure (a broken pool, a worker Dask gave up on) is named."""
+    try:
+        return await future
+    except AgentError:
+        raise
+    except Exception as error:
+        raise _executor_failed(batch, error) from error
+
+
+def _executor_failed(batch: tuple[str, ...], error: Exception) -> AgentError:
+    return AgentError(
+        f"the executor failed on the batch of {len(batch)} threads from {batch[0]!r}: {type(error).__name__}: "
+        f"{error}",
+        code="fleet-task-failed",
+    )
 
 
 def map_batches(

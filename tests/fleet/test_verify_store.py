@@ -225,3 +225,15 @@ def test_bad_arguments_are_clear_errors(tmp_path: Path) -> None:
         verify_store(f"sqlite:///{tmp_path}/missing.db", machines.counter, batch_size=0)
     with pytest.raises(AgentError, match="one str"):
         verify_store("memory:", machines.counter, threads="t1")
+
+
+def test_a_broken_pool_is_a_named_error(sqlite_fleet: str) -> None:
+    """A pool whose worker dies (no rescheduling there) ends the run with an error naming the batch."""
+    import os
+    import signal
+
+    with concurrent.futures.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        os.kill(pool.submit(os.getpid).result(), signal.SIGKILL)
+        with pytest.raises(AgentError) as caught:
+            verify_store(sqlite_fleet, machines.counter, executor=pool)
+    assert caught.value.code == "fleet-task-failed" and "BrokenProcessPool" in caught.value.message
