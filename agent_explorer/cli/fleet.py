@@ -39,21 +39,26 @@ def verify_fleet(args: argparse.Namespace) -> int:
     from ..fleet import verify_store
 
     url = _store_url(args.log)
+    show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
+    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line.
     store = _open(url)
     try:
         machine = args.machine or _consented_machine_ref(store, url, args)
-        show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
-        total = _count_threads(store) if show_bar else None
-        with _executor(args) as executor:
-            report = verify_store(
-                store, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
-                progress=_progress_bar(total) if show_bar else None,
-                **({"batch_size": args.batch_size} if args.batch_size else {}),
-            )
+        total: int | None = None
         if show_bar:
-            sys.stderr.write("\r" + " " * 78 + "\r")
+            total = _count_threads(store)
+        else:
+            run_sync(store.list_threads(limit=1))  # reachable, and the table is there
     finally:
         run_sync(store.aclose())
+    with _executor(args) as executor:
+        report = verify_store(
+            url, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
+            progress=_progress_bar(total) if show_bar else None,
+            **({"batch_size": args.batch_size} if args.batch_size else {}),
+        )
+    if show_bar:
+        sys.stderr.write("\r" + " " * 78 + "\r")
     if args.junit:
         report.to_junit(args.junit)
     if args.json:

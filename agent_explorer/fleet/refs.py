@@ -7,7 +7,6 @@ never read from a log, and a worker refuses a machine whose id or version differ
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import multiprocessing.util
 import os
@@ -18,9 +17,10 @@ from typing import Any
 from ..errors import AgentError
 from ..eventlog.machine_ref import find_machine_ref, import_machine
 from ..stores.base import EventLogStore
+from ..stores.portal import Portal
 from ..stores.urls import open_store, redact_url, sqlite_path, store_url
 
-__all__ = ["MachineSpec", "StoreSpec", "describe_store", "machine_spec", "store_spec"]
+__all__ = ["MachineSpec", "StoreSpec", "describe_store", "machine_spec", "store_spec", "worker_loop"]
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,15 @@ class StoreSpec:
         return redact_url(self.url) if self.url else repr(self.store)
 
     def open(self) -> EventLogStore:
-        """The store in this process: the caller's own object, else one store per URL per process."""
+        """The store in this process: the caller's own object, else one store per URL per process (used on
+        `worker_loop()` only)."""
         if self.store is not None:
             return self.store
         assert self.url is not None
         with _LOCK:
             store = _STORES.get(self.url)
             if store is None:
-                store = _STORES[self.url] = _open_for_reading(self.url)
+                store = _STORES[self.url] = _open_for_reading(self.url, loop_bound=True)
         return store
 
 
@@ -100,37 +101,61 @@ class MachineSpec:
 _LOCK = threading.Lock()
 _STORES: dict[str, EventLogStore] = {}
 _MACHINES: dict[str, Any] = {}
+_PORTAL: list[Portal] = []
+
+
+def worker_loop() -> Portal:
+    """This process's one event-loop thread for tasks: the stores it opened live on it, so a PostgreSQL
+    read is one await on the pool's own loop instead of a hop to the store's private loop thread."""
+    with _LOCK:
+        if not _PORTAL:
+            _PORTAL.append(Portal(name="agent-explorer-fleet-worker"))
+        return _PORTAL[0]
 
 
 def close_worker_stores() -> None:
     """Close the stores this process opened for tasks (a pool's connections end cleanly, not mid-loop)."""
     with _LOCK:
         stores = list(_STORES.values())
+        portal = _PORTAL.pop() if _PORTAL else None
         _STORES.clear()
+    if portal is None:
+        return
     for store in stores:
         try:
-            asyncio.run(store.aclose())
+            portal.run(store.aclose())
         except Exception:  # noqa: BLE001 - exiting anyway; one failed close must not keep the others open
             pass
+    portal.close()
+
+
+def _forget_in_child() -> None:
+    # A forked child has the caches but not the loop thread behind them: it starts afresh.
+    _STORES.clear()
+    _PORTAL.clear()
 
 
 # Worker processes of a pool (and Dask's) leave through multiprocessing's exit hook, which skips atexit.
 atexit.register(close_worker_stores)
 multiprocessing.util.Finalize(None, close_worker_stores, exitpriority=10)
+os.register_at_fork(after_in_child=_forget_in_child)
 
 
-def _open_for_reading(url: str) -> EventLogStore:
+def _open_for_reading(url: str, *, loop_bound: bool) -> EventLogStore:
     # A fleet only reads: SQLite opens read-only (no WAL checkpoints, no schema); a PostgreSQL pool of one
-    # or two connections per worker process is plenty for one task at a time.
+    # or two connections per process is plenty for one task at a time (the next thread is read ahead).
+    # `loop_bound`: every call comes from one event loop, so the pool can live on it (no thread hop).
     if url.lower().startswith("sqlite:"):
         return open_store(url, read_only=True)
     if url.lower().startswith(("postgresql:", "postgres:")):
-        return open_store(url, min_size=1, max_size=2)
+        return open_store(url, min_size=1, max_size=2, dedicated_loop=not loop_bound)
     return open_store(url)
 
 
-def store_spec(store: EventLogStore | str) -> tuple[StoreSpec, bool]:
-    """The spec of `store` (a store or a store URL), and whether the caller must close what it opens."""
+def store_spec(store: EventLogStore | str, *, loop_bound: bool) -> tuple[StoreSpec, bool]:
+    """The spec of `store` (a store or a store URL), and whether the caller must close what it opens.
+
+    `loop_bound`: the caller's copy opened from a URL is used from one event loop only."""
     if isinstance(store, str):
         if store.lower().startswith("sqlite:"):
             path = sqlite_path(store)
@@ -138,7 +163,7 @@ def store_spec(store: EventLogStore | str) -> tuple[StoreSpec, bool]:
                 raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
         if store.lower().startswith("memory:"):
             raise AgentError("memory: names a fresh, empty store; pass the store object itself", code="invalid-argument")
-        return StoreSpec(store, _open_for_reading(store)), True
+        return StoreSpec(store, _open_for_reading(store, loop_bound=loop_bound)), True
     if not isinstance(store, EventLogStore):
         raise AgentError(
             f"store must be an EventLogStore or a store URL, got {type(store).__name__}", code="invalid-argument"

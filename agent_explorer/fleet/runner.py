@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 
 from ..errors import AgentError
 from ..stores.base import EventLogStore
-from .refs import MachineSpec, StoreSpec, machine_spec, store_spec
+from .refs import MachineSpec, StoreSpec, machine_spec, store_spec, worker_loop
 
 __all__ = [
     "BatchContext", "FleetJob", "ThreadRead", "map_batches", "read_threads", "run_batch", "without_cyclic_gc",
@@ -69,9 +69,13 @@ class FleetJob(Generic[R]):
 
 
 def run_batch(job: FleetJob[R]) -> R:
-    """The function every executor runs: one batch, on an event loop of its own."""
+    """The function every executor runs: one batch. In a worker process it runs on the process's task loop
+    (where its stores live); with the caller's own objects (a thread pool) on an event loop of its own."""
     context = BatchContext(job.store.open(), job.machine.load(), job.options)
-    return asyncio.run(job.task(context, job.thread_ids))  # type: ignore[arg-type]
+    coroutine = job.task(context, job.thread_ids)
+    if job.store.store is not None:
+        return asyncio.run(coroutine)  # type: ignore[arg-type]
+    return worker_loop().run(coroutine)  # type: ignore[arg-type]
 
 
 async def read_threads(store: EventLogStore, thread_ids: Iterable[str]) -> AsyncIterator[ThreadRead]:
@@ -251,7 +255,9 @@ def map_batches(
         )
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
         raise AgentError(f"batch_size must be a positive int, got {batch_size!r}", code="invalid-argument")
-    spec, owned = store_spec(store)
+    # Batches run here (executor None) or in other processes: the copy opened here serves this run's one
+    # event loop. A thread pool runs batches on loops of their own, so its store must not be loop-bound.
+    spec, owned = store_spec(store, loop_bound=not isinstance(executor, concurrent.futures.ThreadPoolExecutor))
     lister = spec.store
     assert lister is not None
     mspec = machine_spec(machine)
