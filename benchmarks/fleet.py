@@ -12,7 +12,8 @@ t000000.., in a SQLite file and in a PostgreSQL schema. For each store, in inter
   2 processes verify_store(..., executor=ProcessPoolExecutor(2)) (pool started and warmed before timing);
   dask 2      verify_store(..., executor=Client(LocalCluster(n_workers=2, processes=True)).get_executor()).
 Each figure is the best of its rounds (the machine is shared, so noise only ever slows a round down), and each
-run's report is checked against the loop's findings. "CPU s" adds this process's CPU time and its workers'
+run's report is checked against the loop's findings. For PostgreSQL on this machine, "server CPU s" is what the
+database server itself spent (it shares the cores with the workers). "CPU s" adds this process's CPU time and its workers'
 (Dask: the workers'; the scheduler runs in this process): what the run costs, which load does not inflate. Then peak RSS per worker process (VmHWM) after
 verifying N/10 and N threads in fresh pools/clusters: a worker holds one batch, so the two must match.
 """
@@ -117,10 +118,48 @@ def pids_cpu(pids: list[int]) -> float:
     return total
 
 
-def measure(url: str, threads: int, rounds: int, batch_size: int | None) -> dict[str, list[tuple[float, float]]]:
-    """(wall seconds, CPU seconds of this process and its workers) per run and round."""
+def server_cpu(dsn: str | None) -> Callable[[], float]:
+    """CPU seconds used so far by the PostgreSQL server at `dsn` (postmaster, live backends, and the backends
+    it already reaped), when it runs on this machine; a function returning 0.0 otherwise."""
+    if not dsn:
+        return lambda: 0.0
+    from urllib.parse import urlsplit
+
+    port = str(urlsplit(dsn).port or 5432)
+    ticks = os.sysconf("SC_CLK_TCK")
+    postmaster = None
+    for entry in Path("/proc").iterdir():
+        try:
+            args = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if args and args[0].endswith(b"postgres") and b"-p" in args and args[args.index(b"-p") + 1:][:1] == [port.encode()]:
+            postmaster = int(entry.name)
+    if postmaster is None:
+        return lambda: 0.0
+
+    def stat(pid: int) -> list[str]:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+    def total() -> float:
+        fields = stat(postmaster)
+        seconds = sum(int(fields[k]) for k in (11, 12, 13, 14)) / ticks  # own + reaped children
+        for child in Path(f"/proc/{postmaster}/task/{postmaster}/children").read_text().split():
+            try:
+                child_fields = stat(int(child))
+            except OSError:
+                continue
+            seconds += (int(child_fields[11]) + int(child_fields[12])) / ticks
+        return seconds
+
+    return total
+
+
+def measure(url: str, threads: int, rounds: int, batch_size: int | None,
+            server: Callable[[], float] = lambda: 0.0) -> dict[str, list[tuple[float, float, float]]]:
+    """(wall seconds, CPU seconds of this process and its workers, database server CPU) per run and round."""
     names = ("loop", "sequential", "2 processes", "dask 2 workers")
-    times: dict[str, list[tuple[float, float]]] = {name: [] for name in names}
+    times: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
     expected = asyncio.run(plain_loop(url))
     assert expected[0] == threads and expected[2] == 0, expected
     pool = process_pool(2)
@@ -141,11 +180,13 @@ def measure(url: str, threads: int, rounds: int, batch_size: int | None) -> dict
         }
         for _ in range(rounds):
             for name, (run, workers_cpu) in runs.items():
-                cpu_before = process_cpu() + workers_cpu()
+                cpu_before, server_before = process_cpu() + workers_cpu(), server()
                 start = time.perf_counter()
                 result = run()
                 wall = time.perf_counter() - start
-                times[name].append((wall, process_cpu() + workers_cpu() - cpu_before))
+                cpu = process_cpu() + workers_cpu() - cpu_before
+                time.sleep(0.2)  # closed connections' backends exit and are reaped (their CPU moves to the server)
+                times[name].append((wall, cpu, server() - server_before))
                 if name != "loop":
                     assert result.threads_checked == threads and result.ok, result.summary()
                     assert result.entries_checked == expected[1]
@@ -175,27 +216,31 @@ def memory(url: str, sizes: list[int], batch_size: int | None) -> list[tuple[int
     return rows
 
 
-def report(label: str, threads: int, times: dict[str, list[tuple[float, float]]]) -> bool:
+def report(label: str, threads: int, times: dict[str, list[tuple[float, float, float]]]) -> bool:
     entries = threads * len(thread_texts())
-    base = min(wall for wall, _ in times["loop"])
+    base = min(wall for wall, _, _ in times["loop"])
     rounds = len(times["loop"])
+    with_server = any(server for values in times.values() for _, _, server in values)
     print(f"\n{label}: {threads:,} threads x {len(thread_texts())} entries ({rounds} rounds, best; load average "
           f"{os.getloadavg()[0]:.1f})")
+    extra = f" {'server CPU s':>12} |" if with_server else ""
     print(f"| {'run':<16} | {'threads/s':>10} | {'entries/s':>10} | {'vs loop':>8} | {'goal':>6} | "
-          f"{'median s':>8} | {'CPU s':>6} |")
-    print(f"|{'-' * 18}|{'-' * 11}:|{'-' * 11}:|{'-' * 9}:|{'-' * 7}:|{'-' * 9}:|{'-' * 7}:|")
+          f"{'median s':>8} | {'CPU s':>6} |{extra}")
+    print(f"|{'-' * 18}|{'-' * 11}:|{'-' * 11}:|{'-' * 9}:|{'-' * 7}:|{'-' * 9}:|{'-' * 7}:|"
+          + (f"{'-' * 13}:|" if with_server else ""))
     met = True
     for name, values in times.items():
-        best = min(wall for wall, _ in values)
-        cpu = min(cpu for _, cpu in values)
+        best = min(wall for wall, _, _ in values)
+        cpu = min(cpu for _, cpu, _ in values)
         ratio = base / best
         goal = GOALS.get(name)
         ok = goal is None or ratio >= goal
         met &= ok
         goal_text = f"{goal:.1f}x" if goal else ""
         mark = "" if ok else " MISSED"
+        server = f" {min(s for _, _, s in values):>12.2f} |" if with_server else ""
         print(f"| {name:<16} | {threads / best:>10,.0f} | {entries / best:>10,.0f} | {ratio:>7.2f}x | "
-              f"{goal_text:>6} | {statistics.median(wall for wall, _ in values):>8.3f} | {cpu:>6.2f} |{mark}")
+              f"{goal_text:>6} | {statistics.median(wall for wall, _, _ in values):>8.3f} | {cpu:>6.2f} |{server}{mark}")
     return met
 
 
@@ -249,7 +294,8 @@ def bench_postgres(args: argparse.Namespace) -> bool:
 
         asyncio.run(fill())
         print(f"\nbuilt the PostgreSQL fleet in {time.perf_counter() - start:.1f} s")
-        return report("PostgreSQL", args.threads, measure(url, args.threads, args.rounds, args.batch_size))
+        return report("PostgreSQL", args.threads,
+                      measure(url, args.threads, args.rounds, args.batch_size, server_cpu(args.pg)))
     finally:
         with psycopg.connect(args.pg, autocommit=True) as conn:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
