@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
+"""The layering of DESIGN.md holds at import time: a server install needs no Jupyter, pandas, graphviz or Dask."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab")
+HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab", "dask", "distributed")
 
 
 def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> None:

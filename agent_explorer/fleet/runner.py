@@ -1,8 +1,8 @@
 """Run one task function over every thread of a store, batch by batch, on any `concurrent.futures.Executor`.
 
 The caller pages thread ids through `list_threads` (never all in memory), cuts them into batches and
-submits `run_batch(task, job)` per batch; a worker reopens the store from its URL, imports the machine by
-its reference and runs the task's coroutine on its own event loop. Results come back in thread order,
+submits `run_batch(job)` per batch; a worker process reopens the store from its URL and imports the machine
+by its reference (once per process), and runs the task's coroutine on its task loop. Results come back in thread order,
 whatever executor ran them and in whatever order they finished. This module schedules nothing itself
 (the executor does) and never writes to a store.
 """
