@@ -1,6 +1,6 @@
 """agent_explorer: open, scrub, verify and rewrite recorded runs of statechart-driven agents.
 
-The public surface of shared/API.md, re-exported from the layers (engine -> log -> stores -> runtime ->
+The public surface of docs/api.md, re-exported from the layers (engine -> log -> stores -> runtime ->
 explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
 `[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
 
@@ -44,6 +44,7 @@ from .errors import (
     AgentStoreError,
     MachineConfigError,
     NonSerializableAgentEventError,
+    ProviderError,
 )
 from .eventlog import (
     Timeline,
@@ -56,8 +57,8 @@ from .eventlog import (
     get_log_execution_id,
     get_usage_from_events,
     init_entry,
+    log_to_pandas,
     read_log,
-    replay,
     state_hash,
     verify_log,
     write_log,
@@ -72,6 +73,7 @@ from .runtime import (
     run_agent,
     setup_agent,
 )
+from .steps import replay
 from .stores import (
     SqliteEventLogStore,
     assert_event_log_store_conformance,
@@ -113,7 +115,7 @@ __all__ = [
     # §2 log
     "init_entry", "create_replay_entry", "replay", "verify_log", "compare_machines", "diff_snapshots",
     "Timeline", "fork_event_log", "get_usage_from_events", "get_log_execution_id", "assert_json_serializable",
-    "assert_agent_log_entry", "state_hash", "read_log", "write_log",
+    "assert_agent_log_entry", "state_hash", "read_log", "write_log", "log_to_pandas",
     # §3 stores
     "create_in_memory_event_log_store", "SqliteEventLogStore", "PostgresEventLogStore",
     "assert_event_log_store_conformance", "open_store",
@@ -124,6 +126,7 @@ __all__ = [
     "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError", "AgentMachineVersionMismatchError",
     "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError", "NonSerializableAgentEventError",
     "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
+    "ProviderError",
     # §6 explorer
     "Explorer",
     # §7 beyond one log

@@ -13,20 +13,23 @@ context attributes; messages say what went wrong, where, and what to do about it
     ├── AgentLogFormatError                 "log-format"            line, truncated, valid_entries
     ├── MachineConfigError                  "invalid-machine-config" path
     ├── AgentStoreBusyError                 "store-busy"            (retryable: a lock was not had in time)
-    └── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+    ├── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+    └── ProviderError                       "provider-error"        status, provider_request_id (a model call
+                                                                    that failed after the SDK's retries)
 
 Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.code`):
     arguments   invalid-argument, invalid-verify-mode, invalid-fork, invalid-fork-index, invalid-clock,
                 invalid-machine, invalid-machine-ref, invalid-schema, invalid-search-path,
-                invalid-search-pattern, invalid-search-scope, invalid-export-range
+                invalid-search-pattern, invalid-search-scope, invalid-export-range, invalid-prices
     engine      invalid-event, invalid-action, invalid-snapshot, unknown-actor, guard-not-implemented,
                 infinite-loop, non-persistable-child
     log         invalid-init-entry, missing-init-entry, invalid-entry-field, reserved-event-type,
                 duplicate-entry-id, empty-log, not-quiescent (`.in_flight`), migration-failed,
-                engine-unavailable
+                engine-unavailable, no-effect-ledger (the log layer's replay/Timeline asked what is owed)
     runtime     missing-thread-id, event-log-conflict (explicit events differ from the thread),
                 missing-executor, invalid-executor-result, decision-rejected, scripted-model-exhausted,
                 run-limit, version-bridge-needs-new-thread
+    providers   invalid-prompt
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
     fleet       machine-not-importable (worker processes need a 'module:attr'), machine-mismatch (a worker's
@@ -50,6 +53,7 @@ __all__ = [
     "MachineConfigError",
     "AgentStoreBusyError",
     "AgentStoreError",
+    "ProviderError",
 ]
 
 
@@ -109,7 +113,7 @@ class AgentEventLogConflictError(AgentError):
 
     @property
     def actual_index(self) -> int:
-        """The seeds' name for the same number (the next index the thread expects)."""
+        """The upstream design's name for the same number (the next index the thread expects)."""
         return self.actual_length
 
 
@@ -217,3 +221,14 @@ class AgentStoreError(AgentError):
     """A storage failure that is not a concurrency conflict (unreachable, corrupt, refused)."""
 
     code = "store-error"
+
+
+class ProviderError(AgentError):
+    """A model provider's call failed after the SDK's own retries (429, 5xx, timeouts), or answered
+    with something that is not a valid response. `status` is the HTTP status when there was one,
+    `provider_request_id` the provider's id for the failed call. Its message and cause chain are
+    scrubbed of the client's credentials before it is raised, so journaling it leaks none."""
+
+    code = "provider-error"
+    status: int | None = None
+    provider_request_id: str | None = None

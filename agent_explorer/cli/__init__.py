@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import AgentError
 from . import commands
@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
     verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
     verify.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    verify.add_argument("--follow", action="store_true",
+                        help="STORE_URL#thread: verify entries as they are appended, print each divergence at once; "
+                             "exit when the run ends (0 ok, 1 diverged) or on Ctrl-C (130, or 1 if it diverged)")
     fleet = verify.add_argument_group("every thread of a store (LOG is a STORE_URL)")
     fleet.add_argument("--all-threads", action="store_true", help="verify every thread of the store")
     where = fleet.add_mutually_exclusive_group()
@@ -41,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     fleet.add_argument("--ignore-version", action="store_true",
                        help="fold threads recorded under another version of the machine instead of refusing them")
     fleet.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report (one test case per thread)")
-    fleet.add_argument("--batch-size", type=int, metavar="N", help="threads per worker task (default: ~4 tasks per worker, at most 500)")
-    verify.set_defaults(run=commands.verify)
+    fleet.add_argument("--batch-size", type=int, metavar="N",
+                       help="threads per worker task (default: ~4 tasks per worker, at most 500)")
+    verify.set_defaults(run=_fleet_or(_followable(commands.verify, "verify_follow")))
 
     show = verbs.add_parser("show", help="print a log as a table")
     show.add_argument("log", metavar="LOG")
@@ -50,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--grep", help="only entries whose JSON contains this text")
     show.add_argument("--from", dest="start", type=int, default=0, help="first index to show")
     show.add_argument("--limit", type=int, default=50, help="at most this many rows (0: all)")
-    show.set_defaults(run=commands.show)
+    show.add_argument("--follow", action="store_true",
+                      help="STORE_URL#thread: show the last --limit rows, then each new row as it is appended (Ctrl-C stops)")
+    show.set_defaults(run=_followable(commands.show, "show_follow"))
 
     threads = verbs.add_parser("threads", help="list the threads of a store with their lengths")
     threads.add_argument("--store", required=True, metavar="URL")
@@ -77,6 +83,34 @@ def build_parser() -> argparse.ArgumentParser:
         lab.add_argument("--notebook", default="01_explore_a_run.ipynb", help="notebook in notebooks/ to open")
         lab.set_defaults(run=commands.open_lab)
     return parser
+
+
+def _fleet_or(verb: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """`--all-threads` runs the fleet verification in cli/fleet.py (imported only then); without it, the fleet's
+    own flags are refused rather than ignored."""
+
+    def run(args: argparse.Namespace) -> int:
+        from . import fleet
+
+        if getattr(args, "all_threads", False):
+            return fleet.verify_fleet(args)
+        fleet.refuse_fleet_flags(args)
+        return verb(args)
+
+    return run
+
+
+def _followable(verb: Callable[[argparse.Namespace], int], follower: str) -> Callable[[argparse.Namespace], int]:
+    """`--follow` runs the verb's live twin in cli/follow.py (imported only then)."""
+
+    def run(args: argparse.Namespace) -> int:
+        if getattr(args, "follow", False):
+            from . import follow
+
+            return int(getattr(follow, follower)(args))
+        return verb(args)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

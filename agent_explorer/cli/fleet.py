@@ -38,6 +38,9 @@ def refuse_fleet_flags(args: argparse.Namespace) -> None:
 def verify_fleet(args: argparse.Namespace) -> int:
     from ..fleet import verify_store
 
+    if getattr(args, "follow", False):
+        raise AgentError("--follow follows one thread as it grows; --all-threads verifies every thread as stored now",
+                         code="invalid-argument")
     url = _store_url(args.log)
     show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
     # A first look with a short connect timeout: an unreachable database fails in seconds, on one line.

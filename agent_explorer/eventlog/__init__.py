@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..canonical.jcs import canonical_json, state_hash
 from ..canonical.strict import assert_json_serializable
+from .dataframe import log_to_pandas
 from .diff import Change, MachineComparison, compare_machines, diff_snapshots
 from .entries import (
     INIT_EVENT_TYPE,
@@ -20,6 +21,7 @@ from .entries import (
     normalize_error,
 )
 from .files import iter_log, read_log, write_log
+from .fold import Ledger, LedgerFactory, Step, fold
 from .replay import ReplayResult, replay
 from .snapshot_cache import ResumeResult, persist_snapshot, resume_state
 from .timeline import Timeline
@@ -32,6 +34,9 @@ __all__ = [
     "USAGE_EVENT_TYPE",
     "Change",
     "Divergence",
+    "Ledger",
+    "LedgerFactory",
+    "Step",
     "MachineComparison",
     "ReplayResult",
     "ResumeResult",
@@ -44,11 +49,13 @@ __all__ = [
     "compare_machines",
     "create_replay_entry",
     "diff_snapshots",
+    "fold",
     "fork_event_log",
     "get_log_execution_id",
     "get_usage_from_events",
     "init_entry",
     "iter_log",
+    "log_to_pandas",
     "normalize_error",
     "persist_snapshot",
     "read_log",

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from .inbox import inbox_agent
 from .planner import planner_agent
+from .prices import SAMPLE_PRICES
 from .research import research_agent
 from .support import support_agent, support_agent_old_policy, support_agent_v2
 
 __all__ = [
+    "SAMPLE_PRICES",
     "inbox_agent",
     "planner_agent",
     "research_agent",

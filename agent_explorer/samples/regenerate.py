@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AgentError
-from ..eventlog import bridge_version, verify_log
+from ..eventlog import bridge_version, read_log, verify_log
+from ..eventlog.machine_ref import import_machine
 from ..runtime import AgentRequest, parse_agent_event, run_agent
 from ..stores.copy import export_thread_jsonl
 from ..stores.sqlite import SqliteEventLogStore
@@ -61,7 +62,6 @@ class Sample:
     @property
     def machine(self) -> Any:
         """The machine `machine_ref` ("module:attribute") names, imported."""
-        from ..eventlog.machine_ref import import_machine
 
         return import_machine(self.machine_ref)
 
@@ -95,8 +95,9 @@ SAMPLES: tuple[Sample, ...] = (
            "A fan-out: three spawned investigator branches in flight at once, completing in the order branch2, "
            "branch0, branch1 (not spawn order); the log's order is the serialization replay follows."),
     Sample("planner-trip", "agent_explorer.samples.planner:planner_agent",
-           "A plan (seeds/003): the model books a flight, a hotel and activities one move at a time; a booking over "
-           "budget is refused by the guard and retried; `agent.plan.done` completes the plan with `{steps, stopped}`."),
+           "A plan (docs/semantics/step-path.md): the model books a flight, a hotel and activities one move at a time; "
+           "a booking over budget is refused by the guard and retried; `agent.plan.done` completes the plan with "
+           "`{steps, stopped}`."),
     Sample("inbox-long", INBOX_REF,
            "The long run: 20,000 tickets classified and routed, 100,001 entries, to feel how scrubbing and "
            "verification scale. Written by the fast path of `long_run.py` (the same entries `run_agent` records)."),
@@ -406,7 +407,6 @@ async def regenerate(out: Path, *, tickets: int = LONG_RUN_TICKETS, log: Callabl
 
 def _check_divergence(out: Path) -> None:
     """The documented divergence index must be the real one (the README promises it)."""
-    from ..eventlog import read_log
 
     sample = next(s for s in SAMPLES if s.diverges_at is not None)
     report = verify_log(sample.machine, read_log(out / jsonl_name(sample.thread_id)))

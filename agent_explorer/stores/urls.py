@@ -20,6 +20,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsp
 from ..errors import AgentError
 from .base import EventLogStore
 from .memory import create_in_memory_event_log_store
+from .sqlite import SqliteEventLogStore
 
 __all__ = ["open_store", "redact_url", "sqlite_path", "store_url"]
 
@@ -53,8 +54,6 @@ def store_url(store: EventLogStore) -> str | None:
     does not need (pool sizes, timeouts) stays behind. A PostgreSQL store opened from a `key=value` DSN
     has no URL form: that is an error, not a guess.
     """
-    from .sqlite import SqliteEventLogStore
-
     if isinstance(store, SqliteEventLogStore):
         query: dict[str, str] = {}
         if store.table != "agent_event_log":
@@ -108,7 +107,6 @@ def sqlite_path(url: str) -> str:
 
 
 def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
-    from .sqlite import SqliteEventLogStore
 
     path = sqlite_path(url)
     parts = urlsplit(url)
