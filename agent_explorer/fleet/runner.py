@@ -63,7 +63,7 @@ class FleetJob(Generic[R]):
 
     task: BatchTask[R]
     store: StoreSpec
-    machine: MachineSpec
+    machine: MachineSpec | None
     thread_ids: tuple[str, ...]
     options: Mapping[str, Any]
 
@@ -71,7 +71,7 @@ class FleetJob(Generic[R]):
 def run_batch(job: FleetJob[R]) -> R:
     """The function every executor runs: one batch. In a worker process it runs on the process's task loop
     (where its stores live); with the caller's own objects (a thread pool) on an event loop of its own."""
-    context = BatchContext(job.store.open(), job.machine.load(), job.options)
+    context = BatchContext(job.store.open(), job.machine.load() if job.machine is not None else None, job.options)
     coroutine = job.task(context, job.thread_ids)
     if job.store.store is not None:
         return asyncio.run(coroutine)  # type: ignore[arg-type]
@@ -173,7 +173,7 @@ async def _drive(
     task: BatchTask[R],
     store: StoreSpec,
     lister: EventLogStore,
-    machine: MachineSpec,
+    machine: MachineSpec | None,
     threads: Iterable[str] | None,
     executor: concurrent.futures.Executor | None,
     batch_size: int | None,
@@ -181,7 +181,7 @@ async def _drive(
     on_result: Callable[[tuple[str, ...], R], None],
 ) -> None:
     if executor is None:
-        context = BatchContext(lister, machine.machine, options)
+        context = BatchContext(lister, machine.machine if machine is not None else None, options)
         # In-process a batch costs nothing extra; 100 threads keeps progress reports frequent.
         async for batch in _batches(_thread_ids(lister, threads), batch_size or 100, 1):
             on_result(batch, await task(context, batch))
@@ -241,7 +241,7 @@ def map_batches(
 
     `task` is `async def task(context: BatchContext, thread_ids) -> result` at the top level of an
     importable module (worker processes import it by name). `store` is a store or a store URL; `machine`
-    a machine or its 'package.module:attr'. With `executor=None` the batches run here, one after the
+    a machine or its 'package.module:attr' (None for a task that folds nothing: `context.machine` is None). With `executor=None` the batches run here, one after the
     other, on the caller's store and machine objects; with a `ThreadPoolExecutor` on the same objects
     in threads; with any other executor (a process pool, Dask's `Client.get_executor()`) each batch goes
     as a `FleetJob` holding the store's URL and the machine's reference. A task that raises stops the
@@ -260,10 +260,10 @@ def map_batches(
     spec, owned = store_spec(store, loop_bound=not isinstance(executor, concurrent.futures.ThreadPoolExecutor))
     lister = spec.store
     assert lister is not None
-    mspec = machine_spec(machine)
+    mspec = machine_spec(machine) if machine is not None else None
     job_store, job_machine = spec, mspec
     if not _in_process(executor):
-        job_store, job_machine = spec.portable(), mspec.portable()
+        job_store, job_machine = spec.portable(), (mspec.portable() if mspec is not None else None)
     results: collections.deque[tuple[tuple[str, ...], R]] = collections.deque()
     # The generator hands results out as the driver produces them: the driver runs on its own thread and
     # event loop, so this works inside Jupyter's running loop too, and memory holds a bounded window.
