@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .refs import MachineSpec, StoreSpec
 from .report import FleetDivergence, FleetError, FleetReport, ThreadOutcome
-from .runner import BatchContext, FleetJob, ThreadRead, map_batches, read_threads, run_batch
+from .runner import BatchContext, FleetJob, ThreadRead, map_batches, read_threads, run_batch, without_cyclic_gc
 from .verify import verify_batch, verify_store, verify_thread
 
 __all__ = [
@@ -29,4 +29,5 @@ __all__ = [
     "verify_batch",
     "verify_store",
     "verify_thread",
+    "without_cyclic_gc",
 ]
