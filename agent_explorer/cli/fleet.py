@@ -139,9 +139,11 @@ def _consented_machine_ref(store: Any, url: str, args: argparse.Namespace) -> st
             code="machine-not-found",
         )
     if not getattr(args, "trust_machine_ref", False):
+        # Consent flags are the CLI's (issue 14 adds --trust-machine-ref); name it only where it exists.
+        trust = " (or --trust-machine-ref)" if hasattr(args, "trust_machine_ref") else ""
         raise AgentError(
             f"the store's first thread names machine {ref!r}; a log never chooses the code that runs: pass "
-            f"--machine {ref} (or --trust-machine-ref) to replay every thread against it",
+            f"--machine {ref}{trust} to replay every thread against it",
             code="machine-not-found",
             ref=ref,
         )
