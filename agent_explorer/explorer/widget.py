@@ -140,7 +140,7 @@ class Explorer(anywidget.AnyWidget):
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
                                    recording=RecordingView(machine, root.entries, compare_with))
-        self._table = self._panel(TablePanel, types=not lazy)
+        self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=self._on_summary)
         self._search = self._panel(SearchPanel)
