@@ -32,6 +32,10 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
     providers   invalid-prompt
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
+    fleet       machine-not-importable (worker processes need a 'module:attr'), machine-mismatch (a worker's
+                import of the machine has another id or version than the caller's), fleet-task-failed (the
+                executor itself failed: a broken process pool, a task Dask stopped retrying), coverage-failed /
+                usage-failed (a store's thread could not be folded / read for the explorer's fleet views)
 """
 
 from __future__ import annotations

@@ -26,8 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    verify = verbs.add_parser("verify", help="replay a log and check every entry's stateHash")
-    verify.add_argument("log", metavar="LOG")
+    verify = verbs.add_parser("verify", help="replay a log (or every thread of a store) and check each stateHash")
+    verify.add_argument("log", metavar="LOG", help="a log, or with --all-threads a STORE_URL")
     verify.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef)")
     verify.add_argument("--strict", action="store_true", help="require a stateHash on every entry")
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
@@ -36,7 +36,17 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--follow", action="store_true",
                         help="STORE_URL#thread: verify entries as they are appended, print each divergence at once; "
                              "exit when the run ends (0 ok, 1 diverged) or on Ctrl-C (130, or 1 if it diverged)")
-    verify.set_defaults(run=_followable(commands.verify, "verify_follow"))
+    fleet = verify.add_argument_group("every thread of a store (LOG is a STORE_URL)")
+    fleet.add_argument("--all-threads", action="store_true", help="verify every thread of the store")
+    where = fleet.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N", help="in N worker processes on this machine")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="on a Dask cluster (tcp://host:8786)")
+    fleet.add_argument("--ignore-version", action="store_true",
+                       help="fold threads recorded under another version of the machine instead of refusing them")
+    fleet.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report (one test case per thread)")
+    fleet.add_argument("--batch-size", type=int, metavar="N",
+                       help="threads per worker task (default: ~4 tasks per worker, at most 500)")
+    verify.set_defaults(run=_fleet_or(_followable(commands.verify, "verify_follow")))
 
     show = verbs.add_parser("show", help="print a log as a table")
     show.add_argument("log", metavar="LOG")
@@ -73,6 +83,21 @@ def build_parser() -> argparse.ArgumentParser:
         lab.add_argument("--notebook", default="01_explore_a_run.ipynb", help="notebook in notebooks/ to open")
         lab.set_defaults(run=commands.open_lab)
     return parser
+
+
+def _fleet_or(verb: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """`--all-threads` runs the fleet verification in cli/fleet.py (imported only then); without it, the fleet's
+    own flags are refused rather than ignored."""
+
+    def run(args: argparse.Namespace) -> int:
+        from . import fleet
+
+        if getattr(args, "all_threads", False):
+            return fleet.verify_fleet(args)
+        fleet.refuse_fleet_flags(args)
+        return verb(args)
+
+    return run
 
 
 def _followable(verb: Callable[[argparse.Namespace], int], follower: str) -> Callable[[argparse.Namespace], int]:

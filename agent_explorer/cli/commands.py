@@ -36,31 +36,58 @@ def terminal_safe(text: str, width: int | None = None) -> str:
 
 
 def verify(args: argparse.Namespace) -> int:
+    """Verify one log (--all-threads, every thread of a store, is cli/fleet.py).
+
+    The output always says what was checked: entries, entries checked against their recorded hash, and
+    entries without one (which pass unless --strict); and whether the run is finished.
+    """
+    from ..eventlog.report_text import hash_phrase, run_state, state_text
     from ..eventlog.verification import verify_log
 
     source = parse_source(args.log)
     entries = load_entries(source)
+    if not entries:
+        raise AgentError(
+            f"{source.describe()} is an empty log: it holds no entries, so there is nothing to verify",
+            code="empty-log",
+        )
     machine = resolve_machine(entries, args.machine)
     progress = None if args.no_progress or args.json or not sys.stderr.isatty() else _progress_bar(len(entries))
     report = verify_log(machine, entries, strict=args.strict, progress=progress)
     if progress is not None:
         sys.stderr.write("\r" + " " * 60 + "\r")
     divergences = list(report.divergences)
+    final = report.final_persisted_snapshot or {}
+    unfinished = run_state(final)
     if args.json:
         shown = divergences if args.all else divergences[:1]
         print(json.dumps({
             "log": source.describe(),
             "ok": report.ok,
-            "entries": len(entries),
+            "entries": report.entries,
+            "checked": report.checked,
+            "unverified": report.unverified,
+            "strict": bool(args.strict),
             "machine": {"id": machine.id, "version": machine.version},
             "firstDivergence": report.first_divergence,
             "divergenceCount": len(divergences),
             "divergences": [_divergence_json(d) for d in shown],
+            "finished": unfinished is None,
+            "status": final.get("status"),
+            "lastState": state_text(final.get("value")),
         }, ensure_ascii=True))
         return 0 if report.ok else 1
+    what = (f"{report.entries} entries of {terminal_safe(source.describe())} against machine "
+            f"{terminal_safe(machine.id)} version {terminal_safe(str(machine.version))}: "
+            f"{hash_phrase(report.checked, report.unverified)}")
     if report.ok:
-        print(f"ok: {len(entries)} entries of {terminal_safe(source.describe())} replay to their recorded hashes "
-              f"(machine {terminal_safe(machine.id)} version {terminal_safe(str(machine.version))})")
+        if report.checked:
+            print(f"ok: {what}")
+        else:
+            print(f"not checked: {what}; no entry carries a hash, so the fold ran without error but proves nothing "
+                  "(--strict fails such a log)")
+        if unfinished:
+            print(terminal_safe(unfinished))
         return 0
     shown = divergences if args.all else divergences[:1]
     for d in shown:
@@ -68,6 +95,10 @@ def verify(args: argparse.Namespace) -> int:
     more = len(divergences) - len(shown)
     if more > 0:
         print(f"… and {more} more divergent entries (--all lists them)")
+    count = f"{len(divergences)} divergence" + ("" if len(divergences) == 1 else "s")
+    print(f"diverges: {what}; {count}, the first at index {divergences[0].index}")
+    if unfinished:
+        print(terminal_safe(unfinished))
     return 1
 
 
