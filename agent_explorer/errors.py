@@ -28,6 +28,7 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 missing-executor, invalid-executor-result, decision-rejected, scripted-model-exhausted,
                 run-limit, version-bridge-needs-new-thread
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
+                untrusted-machine-ref (a log's machineRef, not imported without consent),
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
 """
 
