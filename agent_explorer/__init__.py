@@ -45,7 +45,6 @@ from .errors import (
     MachineConfigError,
     NonSerializableAgentEventError,
 )
-
 from .eventlog import (
     Timeline,
     assert_agent_log_entry,

@@ -1,6 +1,7 @@
 """`agent-explorer samples [--dir DIR]`: write the sample logs that are generated rather than shipped.
 
 A thin verb over `agent_explorer.samples.ensure_samples`: deterministic, and a no-op when the files are current.
+It writes only into that one sample_logs folder.
 """
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from agent_explorer import (
     verify_log,
 )
 from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
-from agent_explorer.explorer import Explorer
 from agent_explorer.eventlog import timeline as timeline_module
+from agent_explorer.explorer import Explorer
 from agent_explorer.runtime import parse_agent_event
 from agent_explorer.samples import support_agent
 
