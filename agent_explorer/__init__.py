@@ -1,6 +1,6 @@
 """agent_explorer: open, scrub, verify and rewrite recorded runs of statechart-driven agents.
 
-The public surface of shared/API.md, re-exported from the layers (engine -> log -> stores -> runtime ->
+The public surface of docs/api.md, re-exported from the layers (engine -> log -> stores -> runtime ->
 explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
 `[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
 
@@ -44,6 +44,7 @@ from .errors import (
     AgentStoreError,
     MachineConfigError,
     NonSerializableAgentEventError,
+    ProviderError,
 )
 from .eventlog import (
     Timeline,
@@ -57,7 +58,6 @@ from .eventlog import (
     get_usage_from_events,
     init_entry,
     read_log,
-    replay,
     state_hash,
     verify_log,
     write_log,
@@ -71,6 +71,7 @@ from .runtime import (
     run_agent,
     setup_agent,
 )
+from .steps import replay
 from .stores import (
     SqliteEventLogStore,
     assert_event_log_store_conformance,
@@ -123,6 +124,7 @@ __all__ = [
     "AgentError", "AgentEventLogConflictError", "AgentReplayDivergenceError", "AgentMachineVersionMismatchError",
     "AgentSnapshotDivergedError", "AgentInvalidEventPayloadError", "NonSerializableAgentEventError",
     "AgentLogFormatError", "MachineConfigError", "AgentStoreBusyError", "AgentStoreError",
+    "ProviderError",
     # §6 explorer
     "Explorer",
 ]

@@ -13,7 +13,9 @@ context attributes; messages say what went wrong, where, and what to do about it
     ├── AgentLogFormatError                 "log-format"            line, truncated, valid_entries
     ├── MachineConfigError                  "invalid-machine-config" path
     ├── AgentStoreBusyError                 "store-busy"            (retryable: a lock was not had in time)
-    └── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+    ├── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+    └── ProviderError                       "provider-error"        status, provider_request_id (a model call
+                                                                    that failed after the SDK's retries)
 
 Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.code`):
     arguments   invalid-argument, invalid-verify-mode, invalid-fork, invalid-fork-index, invalid-clock,
@@ -23,10 +25,11 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 infinite-loop, non-persistable-child
     log         invalid-init-entry, missing-init-entry, invalid-entry-field, reserved-event-type,
                 duplicate-entry-id, empty-log, not-quiescent (`.in_flight`), migration-failed,
-                engine-unavailable
+                engine-unavailable, no-effect-ledger (the log layer's replay/Timeline asked what is owed)
     runtime     missing-thread-id, event-log-conflict (explicit events differ from the thread),
                 missing-executor, invalid-executor-result, decision-rejected, scripted-model-exhausted,
                 run-limit, version-bridge-needs-new-thread
+    providers   invalid-prompt
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
                 untrusted-machine-ref (a log's machineRef, not imported without consent),
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
@@ -48,6 +51,7 @@ __all__ = [
     "MachineConfigError",
     "AgentStoreBusyError",
     "AgentStoreError",
+    "ProviderError",
 ]
 
 
@@ -107,7 +111,7 @@ class AgentEventLogConflictError(AgentError):
 
     @property
     def actual_index(self) -> int:
-        """The seeds' name for the same number (the next index the thread expects)."""
+        """The upstream design's name for the same number (the next index the thread expects)."""
         return self.actual_length
 
 
@@ -215,3 +219,14 @@ class AgentStoreError(AgentError):
     """A storage failure that is not a concurrency conflict (unreachable, corrupt, refused)."""
 
     code = "store-error"
+
+
+class ProviderError(AgentError):
+    """A model provider's call failed after the SDK's own retries (429, 5xx, timeouts), or answered
+    with something that is not a valid response. `status` is the HTTP status when there was one,
+    `provider_request_id` the provider's id for the failed call. Its message and cause chain are
+    scrubbed of the client's credentials before it is raised, so journaling it leaks none."""
+
+    code = "provider-error"
+    status: int | None = None
+    provider_request_id: str | None = None

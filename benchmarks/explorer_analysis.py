@@ -48,7 +48,7 @@ def naive_context_search(ex: Explorer, needle: str, limit: int) -> int:
     """What a search without the change index would do: serialize every index's context (first `limit`)."""
     hits = 0
     for i in range(min(limit, len(ex))):
-        if needle in json.dumps(ex._source.state_at(i).context).lower():
+        if needle in json.dumps(ex.line.timeline.state_at(i).context).lower():
             hits += 1
     return hits
 

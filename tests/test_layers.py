@@ -1,4 +1,4 @@
-"""The layering of DESIGN.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
+"""The layering of docs/design.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab")
+HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab", "openai", "anthropic")
 
 
 def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> None:
@@ -22,7 +22,7 @@ def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> Non
     assert out.stdout.strip() == "", f"importing agent_explorer loaded {out.stdout.strip()}"
 
 
-LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "explorer"]
+LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "providers", "explorer"]
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_explorer"
 
 
@@ -58,6 +58,23 @@ def test_imports_point_down_only(layer: str) -> None:
     assert not offenders, f"{layer}/ imports layers above it: {offenders}"
 
 
+def test_the_providers_import_no_sdk_until_a_client_is_handed_in() -> None:
+    # The executors duck-type the client: importing them, even without the extras installed, loads no SDK.
+    code = (
+        "import builtins, sys\n"
+        "real = builtins.__import__\n"
+        "def fake(name, *a, **k):\n"
+        "    if name.split('.')[0] in ('openai', 'anthropic'):\n"
+        "        raise ImportError('No module named ' + repr(name))\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = fake\n"
+        "from agent_explorer.providers import OpenAIExecutors, AnthropicExecutors\n"
+        "print([m for m in ('openai', 'anthropic') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_explorer_and_postgres_load_lazily_with_a_clear_error_when_missing() -> None:
     code = (
         "import builtins, sys\n"
@@ -86,3 +103,101 @@ def test_log_is_the_action_creator_in_a_fresh_interpreter() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[0] == "True", out.stdout + out.stderr
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """Ids of the nodes inside `if TYPE_CHECKING:` blocks (annotations only: never imported at run time)."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If):
+            test = node.test
+            name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) else None
+            if name == "TYPE_CHECKING":
+                for child in node.body:
+                    skipped.update(id(n) for n in ast.walk(child))
+    return skipped
+
+
+def _imports(module: str) -> list[tuple[str, ast.ImportFrom | ast.Import, bool]]:
+    """(imported module, the statement, whether it is inside a function) for every package-internal import that
+    runs at run time, top level and inside functions alike."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = _type_checking_only(tree)
+    inside: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside.update(id(n) for n in ast.walk(node))
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            base = ".".join(package[: len(package) - node.level + 1]) if node.level else ""
+            target = ".".join(p for p in (base, node.module or "") if p) if node.level else node.module or ""
+            targets = [f"{target}.{a.name}" if f"{target}.{a.name}" in MODULES else target for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        found += [(t, node, id(node) in inside) for t in targets if t in MODULES and t != module]
+    return found  # type: ignore[return-value]
+
+
+def test_no_import_cycles_counting_imports_inside_functions() -> None:
+    """A cycle hidden in a function-level import is still a cycle (it only fails later, on first call)."""
+    graph = {module: {target for target, _, _ in _imports(module)} for module in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert not cycles, f"import cycles: {cycles}"
+
+
+# The only function-level imports of the package's own modules: each defers a module that needs an optional
+# extra, so a light install imports without it.
+LAZY_FOR_AN_EXTRA = {
+    ("agent_explorer.stores.urls", "agent_explorer.stores.postgres"),  # [postgres]: psycopg
+}
+
+
+def test_lazy_imports_only_defer_optional_extras() -> None:
+    lazy = {
+        (module, target)
+        for module in MODULES
+        if not module.startswith("agent_explorer.cli")  # the command line defers its verbs' imports for start-up
+        for target, _, inside in _imports(module)
+        if inside
+    }
+    assert lazy <= LAZY_FOR_AN_EXTRA, f"function-level imports that serve no optional extra: {sorted(lazy - LAZY_FOR_AN_EXTRA)}"

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED, callable_name, describe_value
+from .actors import ChildRef, resolve_logic
+from .guards import evaluate_guard
 
 if TYPE_CHECKING:
     from .algorithm import Scope, Work
@@ -268,11 +270,6 @@ class SpawnChild(BuiltinAction):
     type: str = field(default="xstate.spawnChild", init=False)
 
     def resolve(self, scope: Scope, work: Work, context: Any, event: dict[str, Any], params: Any) -> tuple[Any, None]:
-        from .actors import (  # late: actors imports nothing from here
-            ChildRef,
-            resolve_logic,
-        )
-
         logic = resolve_logic(scope.machine, self.src)
         resolved_id = _value(self.id, context, event, params) if self.id is not None else UNDEFINED
         resolved_input = UNDEFINED
@@ -377,7 +374,6 @@ class EnqueueActions(BuiltinAction):
     has_execute: bool = field(default=False, init=False)
 
     def resolve(self, scope: Scope, work: Work, context: Any, event: dict[str, Any], params: Any) -> tuple[Any, list[Any]]:
-        from .guards import evaluate_guard
 
         enqueue = _Enqueue()
         snapshot_view = work.guard_view(scope)
@@ -396,7 +392,7 @@ class EnqueueActions(BuiltinAction):
         return {"type": self.type, "params": {"collect": callable_name(self.collect)}}
 
 
-# -- creators (the public names of shared/API.md) ---------------------------------------------
+# -- creators (the public names of docs/api.md §1) --------------------------------------------
 
 
 def assign(assignment: dict[str, Any] | Callable[..., dict[str, Any]]) -> Assign:

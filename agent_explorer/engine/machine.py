@@ -16,10 +16,13 @@ from typing import Any
 from ..errors import AgentError, MachineConfigError
 from ._util import UNDEFINED
 from .actions import BuiltinAction, EnqueueActions
-from .actors import ChildRef
-from .guards import BuiltinGuard, guard_names
+from .actors import ChildRef, resolve_logic
+from .algorithm import get_all_state_nodes, get_state_nodes, get_state_value, select_transitions
+from .definition import build_definition, structural_hash
+from .guards import BuiltinGuard, StateIn, and_, guard_names
 from .nodes import StateNode, Transition, to_state_path
 from .snapshot import Configuration, Snapshot
+from .transition import initial_transition
 
 __all__ = ["Implementations", "Machine", "Setup", "create_machine", "setup"]
 
@@ -123,7 +126,6 @@ class Machine:
     def _format_route_transitions(self) -> None:
         """XState's `route`: a state with an `id` and `route: {...}` is reachable from anywhere by
         `{"type": "xstate.route", "to": "#id"}` (a root transition guarded on `event.to`)."""
-        from .guards import and_
 
         routes: list[Transition] = []
         for node in list(self.id_map.values())[1:]:
@@ -151,7 +153,6 @@ class Machine:
     def definition(self) -> dict[str, Any]:
         """JSON view of the chart (see engine/definition.py for the format)."""
         if self._definition is None:
-            from .definition import build_definition
 
             self._definition = build_definition(self)
         return self._definition
@@ -163,7 +164,6 @@ class Machine:
             if self.declared_version is not None:
                 self._version = str(self.declared_version)
             else:
-                from .definition import structural_hash
 
                 self._version = structural_hash(self.definition)
         return self._version
@@ -207,7 +207,6 @@ class Machine:
         """The interned Configuration for a `_nodes` tuple (value, tags, plans computed once)."""
         config = self._configs.get(nodes)
         if config is None:
-            from .algorithm import get_state_value
 
             config = Configuration(nodes, get_state_value(self.root, nodes))
             if len(self._configs) < 65536:
@@ -246,7 +245,6 @@ class Machine:
 
     def restore_snapshot(self, persisted: Mapping[str, Any]) -> Snapshot:
         """The inverse of get_persisted_snapshot (XState's restoreSnapshot; exact with `"_nodes"`)."""
-        from .algorithm import get_all_state_nodes, get_state_nodes
 
         value = persisted["value"]
         try:
@@ -267,7 +265,6 @@ class Machine:
             if resolved:
                 history[hid] = resolved
         children: dict[str, ChildRef] = {}
-        from .actors import resolve_logic
 
         for cid, data in (persisted.get("children") or {}).items():
             src = data.get("src")
@@ -313,10 +310,12 @@ class Machine:
                         children=snapshot._children, history=history, output=snapshot._output,
                         error=snapshot._error)
 
+    def can(self, snapshot: Snapshot, event: dict[str, Any]) -> bool:
+        """Would `event` take a transition that has a target or actions in `snapshot` (guards evaluated)?"""
+        return any(t.target is not None or t.actions for t in select_transitions(event, snapshot))
+
     def initial_persisted_snapshot(self, input: Any) -> dict[str, Any]:
         """As a child actor logic: the persisted initial snapshot XState records for it."""
-        from .transition import initial_transition
-
         snapshot, _ = initial_transition(self, input=None if input is UNDEFINED else input)
         return self.get_persisted_snapshot(snapshot)
 
@@ -357,7 +356,6 @@ class Machine:
 
     def _validate_state_in(self, guard: Any, label: str, where: str) -> None:
         """`state_in("#id")` must name an existing state (checked inside and_/or_/not_ too)."""
-        from .guards import StateIn
 
         if isinstance(guard, StateIn):
             value = guard.state_value

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._util import UNDEFINED
+from .nodes import to_state_path
 
 if TYPE_CHECKING:
     from .actors import ChildRef
@@ -51,7 +52,6 @@ def to_state_value(value: Any) -> Any:
         return value.value
     if not isinstance(value, str):
         return value
-    from .nodes import to_state_path
 
     path = to_state_path(value)
     if len(path) == 1:
@@ -160,10 +160,7 @@ class Snapshot:
 
     def can(self, event: dict[str, Any]) -> bool:
         """Would `event` take a transition that has a target or actions (guards evaluated)?"""
-        from .algorithm import select_transitions
-
-        transitions = select_transitions(event, self)
-        return any(t.target is not None or t.actions for t in transitions)
+        return bool(self._machine.can(self, event))
 
     def get_meta(self) -> dict[str, Any]:
         return {n.id: n.meta for n in self._config.nodes if n.meta is not None}

@@ -37,14 +37,16 @@ exception propagates). Python's None stands for JavaScript's `undefined` in opti
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
 from ._util import UNDEFINED
 from .actions import ExecutableAction
 from .algorithm import Microstep, Scope, initial_step, macrostep
-from .machine import Machine
-from .snapshot import Snapshot
+
+if TYPE_CHECKING:  # annotations only: the machine module calls back into this one
+    from .machine import Machine
+    from .snapshot import Snapshot
 
 __all__ = ["get_initial_microsteps", "get_microsteps", "initial_transition", "transition", "transition_with_trace"]
 

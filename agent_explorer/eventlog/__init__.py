@@ -20,6 +20,7 @@ from .entries import (
     normalize_error,
 )
 from .files import iter_log, read_log, write_log
+from .fold import Ledger, LedgerFactory, Step, fold
 from .replay import ReplayResult, replay
 from .snapshot_cache import ResumeResult, persist_snapshot, resume_state
 from .timeline import Timeline
@@ -32,6 +33,9 @@ __all__ = [
     "USAGE_EVENT_TYPE",
     "Change",
     "Divergence",
+    "Ledger",
+    "LedgerFactory",
+    "Step",
     "MachineComparison",
     "ReplayResult",
     "ResumeResult",
@@ -44,6 +48,7 @@ __all__ = [
     "compare_machines",
     "create_replay_entry",
     "diff_snapshots",
+    "fold",
     "fork_event_log",
     "get_log_execution_id",
     "get_usage_from_events",

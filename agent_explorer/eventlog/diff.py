@@ -19,6 +19,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..engine import transition_with_trace
+from .fold import fold
+
 __all__ = [
     "Change",
     "ChangeKind",
@@ -196,57 +199,43 @@ def compare_machines(
     `machine_a`, the recorder). Hashes in the log are ignored: this compares the two folds with
     each other, not with the record (that is `verify_log`). Pure.
     """
-    # Local import: replay imports the engine; diff_snapshots stays importable on its own.
-    from ..engine import transition
-    from .replay import (
-        check_entry_machine,
-        is_usage_event,
-        reject_late_init,
-        require_init_entry,
-        seed,
-        trace_transition,
-    )
+    from itertools import tee
 
-    iterator = iter(entries)
-    first = require_init_entry(next(iterator, None))
-    snapshot_a, _ = seed(machine_a, first, check_version=check_version)
-    snapshot_b, _ = seed(machine_b, first, check_version=False)
-    persisted_a = machine_a.get_persisted_snapshot(snapshot_a)
-    persisted_b = machine_b.get_persisted_snapshot(snapshot_b)
-    if not json_equal(persisted_a, persisted_b):
-        return MachineComparison(
-            0, diff_snapshots(persisted_a, persisted_b), [], [], persisted_a, persisted_b,
-            dict(first), compared=1,
-        )
-    index = 0
-    for index, entry in enumerate(iterator, start=1):
-        if check_version:
-            check_entry_machine(machine_a, entry, index)
-        event = entry["event"]
-        if is_usage_event(event):
-            continue
-        reject_late_init(event, entry, index)
-        before_a, before_b = snapshot_a, snapshot_b
-        snapshot_a, _ = transition(machine_a, snapshot_a, event)
-        snapshot_b, _ = transition(machine_b, snapshot_b, event)
-        persisted_a = machine_a.get_persisted_snapshot(snapshot_a)
-        persisted_b = machine_b.get_persisted_snapshot(snapshot_b)
-        if not json_equal(persisted_a, persisted_b):
-            trace_a = trace_transition(machine_a, before_a, event)
-            trace_b = trace_transition(machine_b, before_b, event)
-            return MachineComparison(
-                index,
-                diff_snapshots(persisted_a, persisted_b),
-                _transition_ids(trace_a),
-                _transition_ids(trace_b),
-                persisted_a,
-                persisted_b,
-                dict(entry),
-                trace_a,
-                trace_b,
-                compared=index + 1,
-            )
-    return MachineComparison(None, [], [], [], persisted_a, persisted_b, None, compared=index + 1)
+
+    entries_a, entries_b = tee(entries)
+    persisted_a: dict[str, Any] = {}
+    persisted_b: dict[str, Any] = {}
+    compared = 0
+    before: tuple[Any, Any] | None = None
+    for step_a, step_b in zip(
+        fold(machine_a, entries_a, check_version=check_version), fold(machine_b, entries_b, check_version=False),
+        strict=True,
+    ):
+        compared += 1
+        if step_a.changed or step_b.changed or not persisted_a:
+            persisted_a = machine_a.get_persisted_snapshot(step_a.snapshot)
+            persisted_b = machine_b.get_persisted_snapshot(step_b.snapshot)
+            if not json_equal(persisted_a, persisted_b):
+                trace_a: list[dict[str, Any]] = []
+                trace_b: list[dict[str, Any]] = []
+                if before is not None:  # the microsteps each machine took on this entry (one re-trace, here only)
+                    event = step_a.entry["event"]
+                    trace_a = transition_with_trace(machine_a, before[0], event)[2]
+                    trace_b = transition_with_trace(machine_b, before[1], event)[2]
+                return MachineComparison(
+                    step_a.index,
+                    diff_snapshots(persisted_a, persisted_b),
+                    _transition_ids(trace_a),
+                    _transition_ids(trace_b),
+                    persisted_a,
+                    persisted_b,
+                    dict(step_a.entry),
+                    trace_a,
+                    trace_b,
+                    compared=compared,
+                )
+        before = (step_a.snapshot, step_b.snapshot)
+    return MachineComparison(None, [], [], [], persisted_a, persisted_b, None, compared=compared)
 
 
 def _transition_ids(trace: list[dict[str, Any]]) -> list[str]:

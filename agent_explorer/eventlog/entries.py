@@ -1,6 +1,6 @@
 """Log entries: build them (init_entry, create_replay_entry), check them, fork a log, read its lineage.
 
-An entry is the wire-format dict of shared/seeds/001 "Entry shape" (camelCase keys, strict JSON).
+An entry is the wire-format dict of docs/semantics/entries.md "Fields" (camelCase keys, strict JSON).
 Time and ids are injected (`now=`, `id=`) so tests and replays are deterministic. Never reads a
 store or a file, never mutates an entry or a caller's value (events and metadata are copied in).
 """

@@ -30,7 +30,7 @@ from agent_explorer.eventlog.entries import (
     check_entry_shape,
 )
 
-__all__ = ["iter_log", "read_log", "write_log"]
+__all__ = ["iter_log", "jsonl_lines", "read_log", "write_log"]
 
 OnTruncated = Literal["error", "drop"]
 LogFormat = Literal["jsonl", "json"]
@@ -215,21 +215,39 @@ class _LogChecker:
         ) from cause
 
 
+def jsonl_lines(lines: Iterable[bytes | str]) -> Iterator[tuple[int, bytes, bool]]:
+    """`(line number, raw line, truncated)` for each non-blank line of a JSONL stream (1-based numbers).
+
+    `truncated` marks what a crash mid-write leaves: the final line, with no newline, and not complete JSON.
+    The one reader of JSONL line structure: `read_log` / `iter_log` and the stores' JSONL import both use it,
+    so they agree on what is blank, what is truncated and which line is which.
+    """
+    number = 0
+    for raw in lines:
+        number += 1
+        data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
+        if not data.strip(_WHITESPACE):
+            continue  # blank lines carry nothing
+        truncated = False
+        if not data.endswith(b"\n"):
+            try:
+                orjson.loads(data)
+            except orjson.JSONDecodeError:
+                truncated = True
+        yield number, data, truncated
+
+
 def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[dict[str, Any]]:
     loads = orjson.loads
     checker = _LogChecker(file)
     check = checker.check
-    line = 0
-    for raw in handle:
-        line += 1
-        try:
-            entry = loads(raw)
-        except orjson.JSONDecodeError as error:
-            if not raw.strip(_WHITESPACE):
-                continue  # blank lines carry nothing
-            if not raw.endswith(b"\n"):
-                if on_truncated == "drop":
-                    return
+    for line, raw, truncated in jsonl_lines(handle):
+        if truncated:
+            if on_truncated == "drop":
+                return
+            try:
+                loads(raw)
+            except orjson.JSONDecodeError as error:
                 raise AgentLogFormatError(
                     f"{file}: line {line}: the final line is truncated (no trailing newline, and "
                     f"not complete JSON: {error.msg}), as a crash mid-write leaves it; the "
@@ -239,6 +257,9 @@ def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[
                     truncated=True,
                     valid_entries=checker.next_index,
                 ) from None
+        try:
+            entry = loads(raw)
+        except orjson.JSONDecodeError as error:
             raise AgentLogFormatError(
                 f"{file}: line {line}: not valid JSON ({error.msg} at column {error.colno}); "
                 f"the {checker.next_index} entries before it are valid. Fix or remove the line.",

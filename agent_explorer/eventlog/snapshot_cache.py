@@ -1,4 +1,4 @@
-"""Snapshot as cache (shared/seeds/000): stamp, check and use persisted snapshots over a log.
+"""Snapshot as cache (docs/semantics/replay.md "Snapshot as cache"): stamp, check and use cached snapshots of a log.
 
 Job: `persist_snapshot` stamps a quiescent state with `agentMeta {machineId, version, logId,
 logIndex}` (refusing mid-flight states); `resume_state` decides between the fast path (restore the
@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
-from ..engine import transition
 from ..errors import AgentError, AgentSnapshotDivergedError
-from .entries import USAGE_EVENT_TYPE, recorded_state_hash
-from .replay import ReplayResult, replay, require_init_entry, seed, strip_agent_meta
+from .entries import recorded_state_hash
+from .fold import fold, require_init_entry, strip_agent_meta
+from .replay import ReplayResult, replay
 
 __all__ = [
     "AGENT_META_KEY",
@@ -125,16 +125,14 @@ def find_in_flight(
 def _pending_delayed_events(machine: Any, entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
     """Delayed raise/send_to ids still pending after the log, by folding it and its actions."""
     pending: dict[str, str] = {}
-    snapshot, actions = seed(machine, require_init_entry(entries[0] if entries else None), check_version=False)
-    _track(pending, actions)
-    for entry in entries[1:]:
-        event = entry["event"]
-        if event["type"] == USAGE_EVENT_TYPE:
-            continue
-        for send_id in [key for key, event_type in pending.items() if event_type == event["type"]]:
-            del pending[send_id]  # delivered: timer firings are journaled as entries
-        snapshot, actions = transition(machine, snapshot, event)
-        _track(pending, actions)
+    for step in fold(machine, entries, check_version=False):
+        if step.actions is None:
+            continue  # a usage entry: nothing delivered, nothing armed
+        if step.index:
+            event_type = step.entry["event"]["type"]
+            for send_id in [key for key, armed in pending.items() if armed == event_type]:
+                del pending[send_id]  # delivered: timer firings are journaled as entries
+        _track(pending, step.actions)
     return pending
 
 

@@ -13,18 +13,17 @@ that starts at the edit, while an edited hash shows as exactly one.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import islice
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
-from ..engine import transition
-from ..errors import AgentReplayDivergenceError
-from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, recorded_state_hash
-from .replay import check_entry_machine, require_init_entry, seed
+from ..errors import AgentLogFormatError, AgentReplayDivergenceError
+from .entries import USAGE_EVENT_TYPE, recorded_state_hash
+from .fold import Step, fold
 
-__all__ = ["Divergence", "DivergenceKind", "VerificationReport", "verify_log"]
+__all__ = ["Divergence", "DivergenceKind", "VerificationReport", "Verifier", "verify_log"]
 
 DivergenceKind = Literal["state", "missing-verification", "sequence", "exception"]
 """- "state": the fold's state hash differs from the entry's recorded `verification.stateHash`.
@@ -150,6 +149,145 @@ class VerificationReport:
         )
 
 
+class Verifier:
+    """Checks folded steps one at a time and keeps the report's counts: the part of verification that is
+    not folding, so `verify_log` and a Timeline that verifies as it builds (the explorer's one fold) share
+    every rule. Feed it every Step of one fold, in order, from the init step on.
+
+    After a divergence the fold continues from the *replayed* state (the log records only a hash, not the
+    state it hashed). The replayed persisted snapshot is kept on the first `keep_snapshots` divergences.
+    """
+
+    __slots__ = (
+        "_hash", "_kept", "_persisted", "_previous_index", "checked", "divergences", "entries", "keep_snapshots",
+        "machine", "strict", "unverified", "usage",
+    )
+
+    def __init__(self, machine: Any, *, strict: bool = False, keep_snapshots: int = 1000) -> None:
+        self.machine = machine
+        self.strict = strict
+        self.keep_snapshots = keep_snapshots
+        self.divergences: list[Divergence] = []
+        self.entries = self.checked = self.unverified = self.usage = 0
+        self._kept = 0
+        self._previous_index: Any = None
+        self._persisted: dict[str, Any] | None = None
+        self._hash: str | None = None
+
+    def copy_until(self, entries: Sequence[Mapping[str, Any]], stop: int) -> Verifier:
+        """A verifier that has seen exactly `entries[:stop]` of this one's fold (a fork's, at its cut).
+
+        The counts of a prefix are read off the entries themselves (no fold: a hash is checked where one
+        is recorded), and the divergences are this verifier's below the cut.
+        """
+        clone = Verifier(self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots)
+        clone.divergences = [d for d in self.divergences if d.index < stop]
+        clone._kept = sum(1 for d in clone.divergences if d.persisted_snapshot is not None)
+        raised = {d.index for d in clone.divergences if d.kind == "exception"}
+        for position, entry in enumerate(islice(entries, stop)):
+            clone.entries += 1
+            recorded_index = entry.get("index")
+            clone._previous_index = recorded_index if isinstance(recorded_index, int) else None
+            if position in raised:
+                continue
+            event = entry.get("event") or {}
+            if clone.entries > 1 and isinstance(event, Mapping) and event.get("type") == USAGE_EVENT_TYPE:
+                clone.usage += 1
+            if recorded_state_hash(entry) is None:
+                clone.unverified += 1
+            else:
+                clone.checked += 1
+        return clone
+
+    def check(self, step: Step) -> None:
+        """Take the next folded step: its position, its hash, and any error the fold recorded there."""
+        position = step.index
+        entry = step.entry
+        self.entries = position + 1
+        if step.changed or position == 0:
+            self._persisted = self._hash = None
+        recorded_index = entry.get("index") if isinstance(entry, Mapping) else None
+        previous = self._previous_index
+        expected_index = 0 if position == 0 else (previous + 1 if isinstance(previous, int) else None)
+        if isinstance(recorded_index, int) and expected_index is not None and recorded_index != expected_index:
+            self._sequence(step, recorded_index, expected_index)
+        self._previous_index = recorded_index if isinstance(recorded_index, int) else None
+        if not isinstance(entry, Mapping):
+            return
+        if step.error is not None:
+            self._record(step, "exception", _error_message(step), None, None, None)
+            return
+        if position and not step.transitioned:
+            self.usage += 1
+        expected = recorded_state_hash(entry)
+        if expected is None:
+            self.unverified += 1
+            if self.strict:
+                self._record(
+                    step, "missing-verification",
+                    f"Entry {position} carries no verification.stateHash (strict verification).", None, None, None,
+                )
+            return
+        if self._hash is None:
+            self._persisted = self.machine.get_persisted_snapshot(step.snapshot)
+            self._hash = state_hash(self._persisted)
+        self.checked += 1
+        if self._hash != expected:
+            self._record(
+                step, "state",
+                f"Entry {position} (event {step.event_type!r}) recorded stateHash {expected}, the fold "
+                f"derived {self._hash}.",
+                expected, self._hash, self._persisted,
+            )
+
+    def _sequence(self, step: Step, recorded: int, expected: int) -> None:
+        self._record(
+            step, "sequence",
+            f"Entry at position {step.index} carries index {recorded}, expected {expected}: "
+            "an entry is missing, duplicated or out of order here.",
+            None, None, None,
+        )
+
+    def _record(
+        self, step: Step, kind: DivergenceKind, message: str,
+        expected: str | None, actual: str | None, snapshot_json: dict[str, Any] | None,
+    ) -> None:
+        if snapshot_json is not None:
+            if self._kept < self.keep_snapshots:
+                self._kept += 1
+            else:
+                snapshot_json = None
+        entry = step.entry if isinstance(step.entry, Mapping) else {}
+        self.divergences.append(
+            Divergence(step.index, entry.get("id"), entry.get("event"), kind, expected, actual, snapshot_json, message)
+        )
+
+    def report(self, final_snapshot: Any = None) -> VerificationReport:
+        """The report of what was checked so far (`final_snapshot`: the state the fold is in)."""
+        persisted = self._persisted
+        if persisted is None and final_snapshot is not None:
+            persisted = self.machine.get_persisted_snapshot(final_snapshot)
+        return VerificationReport(
+            entries=self.entries,
+            checked=self.checked,
+            unverified=self.unverified,
+            usage=self.usage,
+            divergences=list(self.divergences),
+            final_persisted_snapshot=persisted,
+            strict=self.strict,
+        )
+
+
+def _error_message(step: Step) -> str:
+    error = step.error
+    if isinstance(error, AgentLogFormatError):
+        return f"{error.message} The fold continues from the state before it."
+    return (
+        f"Folding entry {step.index} (event {step.event_type!r}) raised {type(error).__name__}: "
+        f"{error}. The fold continues from the state before it."
+    )
+
+
 def verify_log(
     machine: Any,
     entries: Iterable[Mapping[str, Any]],
@@ -171,99 +309,13 @@ def verify_log(
     `progress(done)`, when given, is called after each entry with the number folded so far (the
     callback throttles itself; the CLI draws a bar with it).
     """
-    iterator = iter(entries)
-    first = require_init_entry(next(iterator, None))
-    snapshot, _ = seed(machine, first, check_version=check_version)
-    get_persisted = machine.get_persisted_snapshot
-    divergences: list[Divergence] = []
-    kept = 0
-    checked = unverified = usage = 0
-    persisted: dict[str, Any] | None = None
-    current_hash: str | None = None
-
-    def record(
-        index: int, entry: Mapping[str, Any], kind: DivergenceKind, message: str,
-        expected: str | None = None, actual: str | None = None, snapshot_json: dict[str, Any] | None = None,
-    ) -> None:
-        nonlocal kept
-        if snapshot_json is not None:
-            if kept < keep_snapshots:
-                kept += 1
-            else:
-                snapshot_json = None
-        divergences.append(
-            Divergence(index, entry.get("id"), entry.get("event"), kind, expected, actual, snapshot_json, message)
-        )
-
-    previous_index: Any = None
-    machine_id, machine_version = machine.id, machine.version
-    position = -1
-    for position, entry in enumerate(chain((first,), iterator)):
-        if progress is not None and position:
-            progress(position)
-        event = entry.get("event") or {}
-        event_type = event.get("type")
-        recorded_index = entry.get("index")
-        expected_index = 0 if position == 0 else (previous_index + 1 if isinstance(previous_index, int) else None)
-        if isinstance(recorded_index, int) and expected_index is not None and recorded_index != expected_index:
-            record(
-                position, entry, "sequence",
-                f"Entry at position {position} carries index {recorded_index}, expected {expected_index}: "
-                "an entry is missing, duplicated or out of order here.",
-            )
-        previous_index = recorded_index if isinstance(recorded_index, int) else None
-        if position > 0:
-            if check_version and (
-                entry.get("machineVersion") != machine_version or entry.get("machineId") != machine_id
-            ):
-                check_entry_machine(machine, entry, position)
-            if event_type == USAGE_EVENT_TYPE:
-                usage += 1
-            elif event_type == INIT_EVENT_TYPE:
-                record(position, entry, "exception", f"Entry {position} is a second {INIT_EVENT_TYPE} entry; skipped.")
-            else:
-                try:
-                    after, _ = transition(machine, snapshot, event)
-                except Exception as error:  # noqa: BLE001 - a postmortem records, it does not stop
-                    record(
-                        position, entry, "exception",
-                        f"Folding entry {position} (event {event_type!r}) raised {type(error).__name__}: "
-                        f"{error}. The fold continues from the state before it.",
-                    )
-                    continue
-                if after is not snapshot:  # an ignored event returns the same snapshot: same hash
-                    snapshot = after
-                    persisted = current_hash = None
-        expected = recorded_state_hash(entry)
-        if expected is None:
-            unverified += 1
-            if strict:
-                record(
-                    position, entry, "missing-verification",
-                    f"Entry {position} carries no verification.stateHash (strict verification).",
-                )
-            continue
-        if current_hash is None:
-            persisted = get_persisted(snapshot)
-            current_hash = state_hash(persisted)
-        checked += 1
-        if current_hash != expected:
-            record(
-                position, entry, "state",
-                f"Entry {position} (event {event_type!r}) recorded stateHash {expected}, the fold "
-                f"derived {current_hash}.",
-                expected, current_hash, persisted,
-            )
+    verifier = Verifier(machine, strict=strict, keep_snapshots=keep_snapshots)
+    snapshot = None
+    for step in fold(machine, entries, check_version=check_version, errors="record"):
+        if progress is not None and step.index:
+            progress(step.index)
+        verifier.check(step)
+        snapshot = step.snapshot
     if progress is not None:
-        progress(position + 1)
-    if persisted is None:
-        persisted = get_persisted(snapshot)
-    return VerificationReport(
-        entries=position + 1,
-        checked=checked,
-        unverified=unverified,
-        usage=usage,
-        divergences=divergences,
-        final_persisted_snapshot=persisted,
-        strict=strict,
-    )
+        progress(verifier.entries)
+    return verifier.report(snapshot)

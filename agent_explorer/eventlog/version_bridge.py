@@ -1,4 +1,4 @@
-"""Version bridge (shared/seeds/000): carry a run across a machine version change.
+"""Version bridge (docs/semantics/replay.md "Version bridge"): carry a run across a machine version change.
 
 Job: from an old log plus the snapshot it ended in, run the machine-owned `migrate` and start a
 new, self-contained segment whose `@agent.init` entry carries the migrated snapshot and
@@ -16,7 +16,7 @@ from typing import Any
 from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentMachineVersionMismatchError, AgentSnapshotDivergedError
 from .entries import init_entry, recorded_state_hash
-from .replay import require_init_entry, strip_agent_meta
+from .fold import require_init_entry, strip_agent_meta
 
 __all__ = ["bridge_version", "segment_version"]
 

@@ -3,27 +3,28 @@
 A fork is the prefix `[0, at)` (exclusive, as `fork_event_log` and `store.fork`) sharing its parent's checkpoints
 (nothing is refolded, no recorded completion is re-executed); appends are pure folds (no action executes)
 recorded as ordinary entries with their state hash. Every branch knows its parent and fork index, so the
-lineage is a tree. The parent log is never touched: a branch owns its own entry list (or its own store thread).
+lineage is a tree. Forks live in memory: the parent log and the store it came from are never touched, until
+the user saves a branch (`branch.save()`), which writes a new thread.
 """
 
 from __future__ import annotations
 
 import itertools
-import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
-from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
+from ..errors import AgentError, AgentInvalidEventPayloadError
 from ..eventlog import create_replay_entry, diff_snapshots
 from ..eventlog.entries import recorded_state_hash
+from ..eventlog.fold import Step
+from ..eventlog.timeline import Timeline
 from ..runtime import parse_agent_event
-from ..runtime.effects import DONE_PREFIX, completion_site, to_done_event, to_error_event
-from .aio import run_sync
-from .frames import ReplaySource, open_source, taken_ids, value_text
-from .pending import AFTER_PREFIX, Pending, PendingIndex
+from ..runtime.effects import DONE_PREFIX, EffectLedger, completion_site, to_done_event, to_error_event
+from .pending import AFTER_PREFIX, Pending, pending_at
+from .values import taken_ids, value_text
 
 __all__ = [
     "AppendResult",
@@ -33,6 +34,7 @@ __all__ = [
     "adopt_thread",
     "common_prefix",
     "compare_timelines",
+    "open_line",
     "validate_event",
 ]
 
@@ -130,112 +132,85 @@ def _validate_internal(event_type: str, event: Mapping[str, Any], pending: Pendi
     )
 
 
+def open_line(machine: Any, entries: Sequence[Mapping[str, Any]], *, check_version: bool = True,
+              verify: bool | str = True, lazy: bool = False) -> Timeline:
+    """The one checkpointed fold of a line: snapshots, the effect ledger and (with `verify`) every recorded
+    hash checked, in one pass; postmortem rules (an entry that cannot be folded is recorded, not raised)."""
+    return Timeline(machine, entries, check_version=check_version, ledger=EffectLedger.start_from,
+                    verify=verify, errors="record", lazy=lazy)
+
+
 class Branch:
     """One line of a run: the recording itself (the root) or a fork of a line, which can grow.
 
     `branch.parent` and `branch.forked_at` give the lineage (`forked_at` = the number of entries shared with
     the parent); `branch.fork(at)` forks again; `branch.append(event)` folds the event and journals it with
-    its hash; `branch.diff(other)` says where two lines part. The root is never appended to.
+    its hash; `branch.diff(other)` says where two lines part; `branch.save()` writes it to a store. A fork
+    lives in memory until saved: exploring never writes to what it explores. The root is never appended to.
+
+    `timeline` is the line's one fold (its entries are `timeline.entries`, the line's only list).
     """
 
     def __init__(
         self,
         machine: Any,
-        entries: Sequence[Mapping[str, Any]],
+        timeline: Timeline,
         *,
         forked_at: int,
         parent: Branch | None = None,
-        parent_thread_id: str | None = None,
         store: Any = None,
         thread_id: str | None = None,
-        source: ReplaySource | None = None,
-        pending: PendingIndex | None = None,
-        check_version: bool = True,
         name: str | None = None,
-        root: bool = False,
-        own_entries: bool = False,
     ) -> None:
         self.machine = machine
-        self.check_version = check_version
-        # The root reads the recording as it is; a fork's list is its own (`own_entries`: the caller made it),
-        # its entry dicts shared with the parent (entries are never mutated).
-        self.entries: list[dict[str, Any]] = (
-            entries if (root or own_entries) and isinstance(entries, list) else [dict(e) for e in entries]
-        )
+        self.timeline = timeline
         self.forked_at = forked_at
         self.parent = parent
-        self.parent_thread_id: str | None = parent_thread_id or (parent.thread_id if parent is not None else None)
         self.store = store
         self.thread_id: str | None = thread_id
-        self.is_root = root
-        self.source: ReplaySource = (
-            source if source is not None else open_source(machine, self.entries, check_version=check_version)
-        )
-        self._pending = pending
         self.appended: list[AppendResult] = []
         self.children: list[Branch] = []
-        self._counter = itertools.count(1) if parent is None else None
-        self.serial = 0 if parent is None else next(self._root()._counter_iter())  # creation order in the tree
-        self.name = name or ("run" if parent is None else f"fork-{self.serial}")
+        self._serials = itertools.count(1) if parent is None else None
+        self.serial = 0 if parent is None else next(self.root._next_serial())  # creation order in the tree
+        self.name = name or ("recording" if parent is None else f"fork-{self.serial}")
 
     @classmethod
-    def of_run(
-        cls,
-        machine: Any,
-        entries: list[dict[str, Any]],
-        source: ReplaySource,
-        *,
-        store: Any = None,
-        thread_id: str | None = None,
-        check_version: bool = True,
-    ) -> Branch:
-        """The recording as the root of its lineage: no copy of its entries, its timeline shared.
+    def of_run(cls, machine: Any, timeline: Timeline, *, store: Any = None, thread_id: str | None = None,
+               name: str | None = None) -> Branch:
+        """The recording as the root of its lineage."""
+        return cls(machine, timeline, forked_at=len(timeline), store=store, thread_id=thread_id, name=name)
 
-        Its pending index exists from the start (it folds nothing until asked), so a background builder and
-        the cursor never race to create two."""
-        return cls(
-            machine,
-            entries,
-            forked_at=len(entries),
-            store=store,
-            thread_id=thread_id,
-            source=source,
-            pending=PendingIndex(machine, entries, check_version=check_version),
-            check_version=check_version,
-            root=True,
-        )
+    def _next_serial(self) -> Iterator[int]:
+        assert self._serials is not None
+        return self._serials
 
-    def _root(self) -> Branch:
+    @property
+    def root(self) -> Branch:
         node = self
         while node.parent is not None:
             node = node.parent
         return node
 
-    def _counter_iter(self) -> Any:
-        assert self._counter is not None
-        return self._counter
+    @property
+    def is_root(self) -> bool:
+        return self.parent is None
 
     @property
-    def root(self) -> Branch:
-        return self._root()
+    def entries(self) -> list[Mapping[str, Any]]:
+        return self.timeline.entries
 
     @property
-    def pending_index(self) -> PendingIndex:
-        """Timers, children in flight and owed effects after any entry of this line (checkpointed)."""
-        if self._pending is None:
-            if self.parent is not None:  # share the parent's checkpoints below the cut
-                self._pending = PendingIndex.fork(self.parent.pending_index, self.entries, self.forked_at)
-            else:
-                self._pending = PendingIndex(self.machine, self.entries, check_version=self.check_version)
-        return self._pending
+    def parent_thread_id(self) -> str | None:
+        return self.parent.thread_id if self.parent is not None else None
 
     def pending(self, at: int | None = None) -> Pending:
-        return self.pending_index.at(len(self.entries) - 1 if at is None else at)
+        """Timers, children in flight and owed effects after entry `at` (default: the last) of this line."""
+        return pending_at(self.timeline.point_at(len(self.entries) - 1 if at is None else at, traced=False))
 
-    def fork(self, at: int | None = None, *, new_thread_id: str | None = None) -> Branch:
-        """Fork `[0, at)` of this line (default: all of it): through `store.fork` when the line lives in a
-        store, else a copy of the entry list. The fork's timeline and pending index share this line's
-        checkpoints, so nothing is refolded and no recorded completion is re-executed."""
+    def fork(self, at: int | None = None, *, name: str | None = None) -> Branch:
+        """Fork `[0, at)` of this line (default: all of it), in memory. The fork's timeline shares this line's
+        checkpoints, so nothing is refolded and no recorded completion is re-executed; nothing is written
+        anywhere until `save()`."""
         entries = self.entries
         at = len(entries) if at is None else at
         if not isinstance(at, int) or isinstance(at, bool) or not 1 <= at <= len(entries):
@@ -243,35 +218,31 @@ class Branch:
                 f"fork(at={at!r}) must keep the init entry and stay inside the log: 1 <= at <= {len(entries)}",
                 code="invalid-fork-index",
             )
-        thread_id, forked = None, None
-        if self.store is not None and self.thread_id is not None:
-            thread_id = new_thread_id or f"{self.thread_id}~fork{at}-{uuid.uuid4().hex[:8]}"
-            source_thread = self.thread_id
-            run_sync(lambda: self.store.fork(thread_id=source_thread, new_thread_id=thread_id, up_to_index=at))
-            forked = list(run_sync(lambda: self.store.read(thread_id)))
-            if len(forked) != at:
-                raise AgentStoreError(
-                    f"store.fork of {source_thread!r} up to {at} gave {len(forked)} entries on {thread_id!r}"
-                )
-        prefix = forked if forked is not None else list(entries[:at])
-        share = getattr(self.source, "fork", None)
-        source = share(at) if callable(share) else None
-        branch = Branch(
-            self.machine,
-            prefix,
-            forked_at=at,
-            parent=self,
-            store=self.store if thread_id is not None else None,
-            thread_id=thread_id,
-            source=source,
-            check_version=self.check_version,
-            own_entries=True,
-        )
-        if source is not None and forked is not None:
-            # The timeline copied the parent's entries; the branch journals what the store holds.
-            branch.entries = forked
+        if name is not None:
+            taken = {line.name for line in [self.root, *self.root.descendants()]}
+            if name in taken:
+                raise AgentError(f"a line named {name!r} exists already; names are unique in a lineage",
+                                 code="invalid-argument")
+        branch = Branch(self.machine, self.timeline.fork(at), forked_at=at, parent=self, name=name)
         self.children.append(branch)
         return branch
+
+    def save(self, store: Any = None, thread_id: str | None = None) -> str:
+        """Write this line to a store thread (default: the recording's store, thread `<recording>~<name>`);
+        returns the thread id. The thread must be new: a save never changes what a store already holds.
+
+        The entries go in one append (atomic), verbatim: the shared prefix keeps its ids, so the thread is
+        recognised as a fork of the recording when opened again (`Explorer.add_thread`)."""
+        target = store if store is not None else self.root.store
+        if target is None:
+            raise AgentError(
+                "branch.save() needs a store: pass store=... (the explorer was not opened from a store)",
+                code="invalid-argument",
+            )
+        thread = thread_id or f"{self.root.thread_id or self.root.name}~{self.name}"
+        target.sync.append(thread_id=thread, expected_index=0, entries=list(self.entries))
+        self.store, self.thread_id = target, thread
+        return thread
 
     def descendants(self) -> list[Branch]:
         """Every fork below this line (forks of forks too), in the order they were made."""
@@ -295,7 +266,7 @@ class Branch:
 
     @property
     def snapshot(self) -> Any:
-        return self.source.state_at(len(self.entries) - 1)
+        return self.timeline.state_at(len(self.entries) - 1)
 
     def append(self, event: Mapping[str, Any], *, causation_id: str | None = None) -> AppendResult:
         """Fold `event` onto the branch's last state, journal it with its state hash, say if it was ignored.
@@ -303,36 +274,29 @@ class Branch:
         Host events are parsed by the machine's schemas; completions of children in flight and firings of
         pending timers are accepted too (see `validate_event`). An ignored event (no enabled transition in
         that state) is still journaled, as a live run would accept it; `result.ignored` and
-        `result.message` say so plainly.
+        `result.message` say so plainly. In memory: a saved branch is not updated (save it again elsewhere).
         """
         if self.is_root:
             raise AgentError(
                 "the recorded run is never appended to; fork it first: explorer.fork(at=...).append(event)",
                 code="invalid-argument",
             )
+        index = len(self.entries)
         before = self.snapshot
         pending = self.pending()
         parsed = validate_event(self.machine, before, event, pending)
         if causation_id is None:
             causation_id = _causation(parsed["type"], pending)
-        after, _actions, trace = transition_with_trace(self.machine, before, parsed)
-        taken = taken_ids(trace)
-        index = len(self.entries)
+        # One traced engine call: its snapshot is hashed into the entry and handed to the timeline as is.
+        after, actions, trace = transition_with_trace(self.machine, before, parsed)
         entry = dict(create_replay_entry(self.machine, parsed, index, snapshot_after=after, causation_id=causation_id))
-        if self.store is not None and self.thread_id is not None:
-            run_sync(lambda: self.store.append(thread_id=self.thread_id, expected_index=index, entries=[entry]))
-        self.entries.append(entry)
-        appender = getattr(self.source, "append", None)
-        if callable(appender):
-            appender(entry)
-        else:  # a source that cannot grow is rebuilt over the longer list
-            self.source = open_source(self.machine, self.entries, check_version=self.check_version)
+        self.timeline.append(entry, folded=Step(index, entry, after, list(actions), after is not before, trace))
         persisted = self.machine.get_persisted_snapshot(after)
         value = persisted.get("value")
         recorded = recorded_state_hash(entry) or state_hash(persisted)
         # An unhandled actor error takes no transition yet stops the machine (status "error"), as in XState.
         status_changed = _get(after, "status") != _get(before, "status")
-        ignored = not taken and not status_changed
+        ignored = not taken_ids(trace) and not status_changed
         where = value_text(_get(before, "value"))
         message = (
             f"{parsed['type']!r} is ignored in state {where!r}: no enabled transition; the state is unchanged"
@@ -350,9 +314,7 @@ class Branch:
         """Where this line and `other` part: the first index whose states differ (or where one line ends),
         the events each line has there, and `diff_snapshots` of the two states."""
         ancestor = _shared_prefix(self, other)
-        return compare_timelines(
-            self.source, self.entries, other.source, other.entries, forked_at=ancestor
-        )
+        return compare_timelines(self.timeline, other.timeline, forked_at=ancestor)
 
     def to_row(self) -> dict[str, Any]:
         return {
@@ -387,7 +349,8 @@ def common_prefix(a: Sequence[Mapping[str, Any]], b: Sequence[Mapping[str, Any]]
 
 
 def adopt_thread(root: Branch, thread_id: str, entries: Sequence[Mapping[str, Any]]) -> Branch | None:
-    """A store thread forked (with `store.fork`) from a line of `root`'s tree, as a Branch of that line.
+    """A store thread forked (with `store.fork`, or saved with `branch.save`) from a line of `root`'s tree, as a
+    Branch of that line.
 
     The store keeps no parentage, but a fork's entries are verbatim copies: the parent is the line sharing the
     longest prefix with the thread (the shallowest such line on a tie: a branch shares its own parent's prefix),
@@ -405,21 +368,10 @@ def adopt_thread(root: Branch, thread_id: str, entries: Sequence[Mapping[str, An
     if best is None:
         return None
     at, _, parent = best
-    share = getattr(parent.source, "fork", None)
-    source = share(at) if callable(share) else None
-    if source is not None:
-        for entry in entries[at:]:
-            source.append(entry)
+    timeline = parent.timeline.fork(at)
+    timeline.extend(entries[at:])
     branch = Branch(
-        parent.machine,
-        list(entries),
-        forked_at=at,
-        parent=parent,
-        store=parent.store or root.store,
-        thread_id=thread_id,
-        source=source,
-        check_version=parent.check_version,
-        own_entries=True,
+        parent.machine, timeline, forked_at=at, parent=parent, store=root.store, thread_id=thread_id,
         name=thread_id,  # unique in its store, and what its owner knows it by
     )
     parent.children.append(branch)
@@ -537,25 +489,19 @@ class BranchComparison:
         }
 
 
-def compare_timelines(
-    a_source: ReplaySource,
-    a_entries: Sequence[Mapping[str, Any]],
-    b_source: ReplaySource,
-    b_entries: Sequence[Mapping[str, Any]],
-    *,
-    forked_at: int | None = None,
-) -> BranchComparison:
-    """First index where the two runs' states differ (or where one run ends), with `diff_snapshots` there.
+def compare_timelines(a: Timeline, b: Timeline, *, forked_at: int | None = None) -> BranchComparison:
+    """First index where the two lines' states differ (or where one line ends), with `diff_snapshots` there.
 
     Entries shared verbatim (same id and event) fold to the same state, so the walk skips them without
     replaying; from the first differing entry on it compares persisted snapshots.
     """
+    a_entries, b_entries = a.entries, b.entries
     common = min(len(a_entries), len(b_entries))
     start = 0
     while start < common and _same_entry(a_entries[start], b_entries[start]):
         start += 1
     for i in range(start, common):
-        before, after = a_source.persisted_at(i), b_source.persisted_at(i)
+        before, after = a.persisted_at(i), b.persisted_at(i)
         if before != after:
             changes = [c.to_dict() for c in diff_snapshots(before, after)]
             return BranchComparison(
@@ -563,18 +509,10 @@ def compare_timelines(
                 _event(a_entries, i), _event(b_entries, i),
             )
     if len(a_entries) == len(b_entries):
-        return BranchComparison(
-            None, [], len(a_entries), len(b_entries), forked_at, "identical states"
-        )
+        return BranchComparison(None, [], len(a_entries), len(b_entries), forked_at, "identical states")
     return BranchComparison(
-        common,
-        [],
-        len(a_entries),
-        len(b_entries),
-        forked_at,
-        f"one run ends at index {common - 1}",
-        _event(a_entries, common),
-        _event(b_entries, common),
+        common, [], len(a_entries), len(b_entries), forked_at, f"one run ends at index {common - 1}",
+        _event(a_entries, common), _event(b_entries, common),
     )
 
 

@@ -17,8 +17,8 @@ from ..errors import AgentError
 from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
-from .frames import taken_ids, value_text
 from .pending import Pending
+from .values import taken_ids, value_text
 from .wire import jsonable
 
 __all__ = ["EventChoice", "FieldSpec", "choices_at", "composer_payload", "dry_run"]

@@ -1,6 +1,6 @@
 """Coverage: how often each state was entered and each transition taken, over one log or many.
 
-One pure fold per log with the engine's traced transition (`transition_with_trace`): the microsteps name the
+One pure traced fold per log (the log's `fold` with `trace=True`): the microsteps name the
 transitions taken and the states entered, so counts are exact (eventless `always` steps and nested initial
 states included), not inferred from state values. Never executes an action, never writes a log.
 """
@@ -8,14 +8,13 @@ states included), not inferred from state values. Never executes an action, neve
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
-from .aio import run_sync
+from ..eventlog.fold import fold
 from .graph import initial_edge, iter_nodes, iter_transition_ids, transition_label
-from .usage import USAGE_TYPE
 
 __all__ = ["Coverage", "coverage_of", "coverage_of_store", "initial_edges"]
 
@@ -212,26 +211,26 @@ def coverage_of_store(
     Threads of other machines are skipped, not errors: a store usually holds runs of several agents.
     """
 
-    async def read_all() -> list[list[dict[str, Any]]]:
-        ids = list(thread_ids) if thread_ids is not None else []
-        if thread_ids is None:
-            offset = 0
-            while True:
-                infos = await store.list_threads(limit=page, offset=offset)
-                ids += [info.thread_id for info in infos]
-                if len(infos) < page:
-                    break
-                offset += page
-        out = []
-        for thread_id in ids:
-            head = await store.read(
-                thread_id, 0, limit=1
-            )  # the init entry names the machine: read no more
-            if head and head[0].get("machineId") == machine.id:
-                out.append(list(await store.read(thread_id)))
-        return out
+    sync = store.sync
 
-    return coverage_of(machine, run_sync(read_all))
+    def logs() -> Iterator[list[dict[str, Any]]]:
+        ids: Iterable[str] = thread_ids if thread_ids is not None else _all_threads(sync, page)
+        for thread_id in ids:
+            head = sync.read(thread_id, 0, limit=1)  # the init entry names the machine: read no more
+            if head and head[0].get("machineId") == machine.id:
+                yield list(sync.read(thread_id))
+
+    return coverage_of(machine, logs())
+
+
+def _all_threads(sync: Any, page: int) -> Iterator[str]:
+    offset = 0
+    while True:
+        infos = sync.list_threads(limit=page, offset=offset)
+        yield from (info.thread_id for info in infos)
+        if len(infos) < page:
+            return
+        offset += page
 
 
 def _one(
@@ -240,39 +239,19 @@ def _one(
     check_version: bool,
     progress: Callable[[int], None] | None,
 ) -> Coverage:
-    from ..engine import transition_with_trace
-    from ..eventlog.replay import seed
-
     if not log:
         raise AgentError(
             "coverage needs logs with at least their @agent.init entry; got an empty log",
             code="empty-log",
         )
     cov = Coverage(machine.definition, runs=1, entries=len(log))
-    nested = {
-        state: (key, targets)
-        for key, (state, targets) in initial_edges(machine.definition).items()
-    }
-    first = log[0]["event"]
-    if first.get("snapshot") is not None:
-        snapshot, _ = seed(
-            machine, log[0], check_version=check_version
-        )  # a restore enters nothing
-    else:
-        if check_version:
-            seed(machine, log[0], check_version=True)
-        snapshot, _, trace = transition_with_trace(
-            machine, None, input=first.get("input")
-        )
-        _count(cov, trace, nested)
-    for i in range(1, len(log)):
-        event = log[i]["event"]
-        if event.get("type") == USAGE_TYPE:  # journaled spend never transitions
-            continue
-        snapshot, _, trace = transition_with_trace(machine, snapshot, event)
-        _count(cov, trace, nested)
-        if progress is not None and i % 10_000 == 0:
-            progress(i)
+    nested = {state: (key, targets) for key, (state, targets) in initial_edges(machine.definition).items()}
+    # One traced fold: the microsteps name what was entered and taken (a restored init enters nothing; usage
+    # entries never transition).
+    for step in fold(machine, log, check_version=check_version, trace=True):
+        _count(cov, step.trace or [], nested)
+        if progress is not None and step.index and step.index % 10_000 == 0:
+            progress(step.index)
     return cov
 
 
@@ -296,34 +275,3 @@ def _count(
                     and any(t in here for t in hit[1])
                 ):
                     cov.transitions[hit[0]] += 1
-
-
-def explorer_coverage(
-    ex: Any,
-    logs: Any = None,
-    *,
-    store: Any = None,
-    thread_ids: Sequence[str] | None = None,
-) -> Coverage:
-    """What `Explorer.coverage()` computes: its own log, the given logs, or the threads of a store.
-
-    The explorer's branches count too when `logs` is None (what-if events are part of what was explored).
-    The result is published on the `coverage` traitlet, which the widget's heatmap toggle draws.
-    """
-    machine = ex.machine
-    if store is not None:
-        cov = coverage_of_store(store, machine, thread_ids=thread_ids)
-    elif logs is not None:
-        cov = coverage_of(machine, logs)
-    else:
-        # Every line once (the recording and each branch), whichever one the view has checked out.
-        cov = coverage_of(machine, [line.entries for line in ex.branches().lines()])
-    ex.coverage_data = {
-        **cov.to_json(),
-        "source": "store"
-        if store is not None
-        else "logs"
-        if logs is not None
-        else "explorer",
-    }
-    return cov

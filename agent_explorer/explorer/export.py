@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
-from .coverage import explorer_coverage
+from .bundle import STATIC_DIR
 from .search import SearchQuery, search_page
 
 if TYPE_CHECKING:
@@ -72,22 +72,18 @@ def static_payload(
     start, stop, note = _window(ex, start, stop)
     # The page has no kernel to ask: coverage and the usage ledger go in computed (cheap next to the frames).
     if not ex.coverage_data:
-        explorer_coverage(ex)  # not ex.coverage(): its DataFrame (and the pandas import) would be thrown away
+        ex.coverage_counts()  # not ex.coverage(): its DataFrame (and the pandas import) would be thrown away
     if not ex.usage_ledger:
         ex.usage()
-    frames = [ex._frames.build(i) for i in range(start, stop + 1)]
-    rows = [ex._table.row(i) for i in range(start, stop + 1)]
+    frames = [ex.frame_at(i) for i in range(start, stop + 1)]
+    rows = [ex.table_row(i) for i in range(start, stop + 1)]
     traits = {
         name: getattr(ex, name)
         for name in sorted(ex.trait_names(sync=True))
         if not name.startswith("_") and name not in _NOT_EXPORTED
     }
     # The last search, restricted to the window, travels whole: the page pages through it without Python.
-    hits = [
-        h
-        for h in getattr(ex, "search_hits", [])
-        if h.until >= start and h.index <= stop
-    ][:5_000]
+    hits = [h for h in ex.search_hits if h.until >= start and h.index <= stop][:5_000]
     if traits.get("search_results", {}).get("query"):
         saved = traits["search_results"]["query"]
         query = SearchQuery(
@@ -178,8 +174,6 @@ def export_html(
     ex: Explorer, path: str | Path, start: int | None = None, stop: int | None = None
 ) -> Path:
     """Write the self-contained HTML file; returns its path. Needs the built bundle (static/widget.js)."""
-    from .widget import STATIC_DIR
-
     bundle_path, css_path = STATIC_DIR / "widget.js", STATIC_DIR / "widget.css"
     if not bundle_path.exists():
         raise AgentError(

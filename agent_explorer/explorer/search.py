@@ -11,7 +11,6 @@ Read-only: never mutates entries, never executes actions.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
@@ -19,9 +18,12 @@ from typing import Any, Self
 import orjson
 
 from ..errors import AgentError
-from .usage import USAGE_TYPE
+from ..eventlog.fold import fold
 
-__all__ = ["SearchHit", "SearchHits", "SearchQuery", "parse_path", "search_log"]
+__all__ = [
+    "SearchHit", "SearchHits", "SearchQuery", "fold_contexts", "hit_marks", "hit_ranges", "parse_path",
+    "search_log", "search_page",
+]
 
 EXCERPT = 120
 PATHS_PER_HIT = 8
@@ -253,18 +255,11 @@ class _Matcher:
 
 
 def fold_contexts(machine: Any, entries: Sequence[Mapping[str, Any]]) -> Iterator[Any]:
-    """The context after each entry, by one pure fold (replay's rules; versions are not re-checked here:
-    the explorer checked them when it opened the log). Cheaper than asking a Timeline index by index."""
-    from ..engine import transition
-    from ..eventlog.replay import seed
-
-    snapshot, _ = seed(machine, entries[0], check_version=False)
-    yield snapshot.context
-    for i in range(1, len(entries)):
-        event = entries[i]["event"]
-        if event["type"] != USAGE_TYPE:
-            snapshot, _ = transition(machine, snapshot, event)
-        yield snapshot.context
+    """The context after each entry, by one pure fold (the log's `fold`, so its rules; versions are not
+    re-checked: the explorer checked them when it opened the log; an entry that cannot be folded keeps the
+    context before it). Cheaper than asking a Timeline index by index."""
+    for step in fold(machine, entries, check_version=False, errors="record"):
+        yield step.snapshot.context
 
 
 class _ContextMatcher:
@@ -426,110 +421,3 @@ def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
         return indices
     step = len(indices) / cap
     return [indices[int(k * step)] for k in range(cap)]
-
-
-def explorer_search(
-    ex: Any,
-    query: SearchQuery,
-    *,
-    limit: int | None = None,
-    mark: int = MARKS_CAP,
-    progress: Callable[[int, int], None] | None = None,
-    current: Callable[[], bool] = lambda: True,
-) -> list[SearchHit]:
-    """What `Explorer.search()` does: search the whole log in Python, page the hits, mark them on the track.
-
-    `current()` is asked before publishing: a search superseded meanwhile publishes nothing.
-    """
-    contexts = fold_contexts(ex.machine, ex.entries)
-    try:
-        hits = search_log(ex.entries, query, contexts, limit=limit, progress=progress)
-    except AgentError as error:
-        if current():
-            ex.search_results = search_page([], query, error=error.message)
-        raise
-    hits = SearchHits(hits)
-    if not current():
-        return hits
-    ex.search_hits = hits
-    ex.search_results = search_page(hits, query)
-    ex.marks = {
-        **ex.marks,
-        "hits": hit_marks(hits, mark) if mark else [],
-        "hitRanges": hit_ranges(hits) if mark else [],
-    }
-    return hits
-
-
-def on_search_message(ex: Any, content: Mapping[str, Any]) -> None:
-    """`{kind: "search", text, regex, path, scope, case}` runs a search; `{kind: "search-page", offset}` pages."""
-    if content.get("kind") == "search-page":
-        query = SearchQuery(
-            **{
-                k: v
-                for k, v in (ex.search_results.get("query") or {}).items()
-                if k in ("text", "regex", "path", "scope", "case")
-            }
-        )
-        ex.search_results = search_page(
-            getattr(ex, "search_hits", []), query, int(content.get("offset") or 0)
-        )
-        return
-    text = str(content.get("text") or "")
-    if not text:
-        ex.search_hits = []
-        ex.search_results = {}
-        ex.marks = {**ex.marks, "hits": [], "hitRanges": []}
-        return
-    query = SearchQuery(
-        text,
-        bool(content.get("regex")),
-        str(content.get("path") or "") or None,
-        str(content.get("scope") or "both"),
-        bool(content.get("case")),
-    )
-    generation = getattr(ex, "_search_generation", 0) + 1
-    ex._search_generation = generation
-    if len(ex.entries) <= BACKGROUND_OVER:
-        try:
-            explorer_search(ex, query)
-        except AgentError:
-            pass  # the error is on the search_results traitlet, where the panel shows it
-        return
-    # A long log: search on a worker thread so the kernel keeps answering (scrubbing, cells); a newer query
-    # supersedes this one at its next progress report.
-    ex.search_results = {"query": query.to_json(), "pending": True, "progress": 0.0}
-
-    def progress(done: int, total: int) -> None:
-        if ex._search_generation != generation:
-            raise _Superseded
-        ex.search_results = {
-            "query": query.to_json(),
-            "pending": True,
-            "progress": done / max(1, total),
-        }
-
-    def work() -> None:
-        try:
-            explorer_search(
-                ex,
-                query,
-                progress=progress,
-                current=lambda: ex._search_generation == generation,
-            )
-        except (_Superseded, AgentError):
-            pass
-        except Exception as error:  # noqa: BLE001 - a thread has no caller: the panel shows it
-            if ex._search_generation == generation:
-                ex.search_results = search_page(
-                    [], query, error=f"{type(error).__name__}: {error}"
-                )
-
-    ex._search_thread = threading.Thread(
-        target=work, name="agent-explorer-search", daemon=True
-    )
-    ex._search_thread.start()
-
-
-class _Superseded(Exception):
-    """A newer search was asked for: this one stops at its next progress report."""

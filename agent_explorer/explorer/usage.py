@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
+from .values import value_text
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 
@@ -135,7 +136,7 @@ class UsageLedger(Mapping[str, Any]):
         self.at = (
             len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
         )
-        self._index = (
+        self.index = (
             index
             if index is not None and index.entries is entries
             else UsageIndex(entries)
@@ -144,7 +145,7 @@ class UsageLedger(Mapping[str, Any]):
         self._rows: list[dict[str, Any]] | None = None
         # The ledgers of the branches given to Explorer.usage(compare=...), for compare() without arguments.
         self.compared: list[UsageLedger] = []
-        self._totals = self._index.totals_at(self.at)
+        self._totals = self.index.totals_at(self.at)
 
     # Mapping: the cumulative totals (same keys as get_usage_from_events)
     def __getitem__(self, key: str) -> Any:
@@ -157,7 +158,7 @@ class UsageLedger(Mapping[str, Any]):
         return len(self._totals)
 
     def __repr__(self) -> str:
-        return f"UsageLedger({self.label!r}, records={self._index.count_at(self.at)}, totals={self._totals!r})"
+        return f"UsageLedger({self.label!r}, records={self.index.count_at(self.at)}, totals={self._totals!r})"
 
     @property
     def totals(self) -> dict[str, Any]:
@@ -167,7 +168,6 @@ class UsageLedger(Mapping[str, Any]):
         """One dict per usage record in [0, at]; computed once."""
         if self._rows is not None:
             return self._rows
-        from .frames import value_text
 
         rows: list[dict[str, Any]] = []
         running: dict[str, float] = {}
@@ -179,7 +179,7 @@ class UsageLedger(Mapping[str, Any]):
             cause = entry.get("causationId")
             if cause is not None and entry["event"].get("type") != USAGE_TYPE:
                 completed_at.setdefault(cause, i)
-        for position in self._index.positions[: self._index.count_at(self.at)]:
+        for position in self.index.positions[: self.index.count_at(self.at)]:
             event = self.entries[position]["event"]
             usage = (
                 event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
@@ -368,42 +368,3 @@ class UsageLedger(Mapping[str, Any]):
 
 def running_cost(rows: Sequence[Mapping[str, Any]]) -> float:
     return float(sum(row.get("cost") or 0 for row in rows))
-
-
-def explorer_usage(ex: Any, at: int | None = None, compare: Any = None) -> UsageLedger:
-    """What `Explorer.usage()` does: the ledger of the run up to `at` (default: the whole run), published on
-    the `usage_ledger` traitlet with the cumulative lines of the `compare` branches (a branch or a list)."""
-    ledger = UsageLedger(
-        ex.entries,
-        ex._source.state_at,
-        at=at,
-        index=ex._usage,
-        label=ex.info.get("threadId") or "this run",
-    )
-    others = (
-        []
-        if compare is None
-        else list(compare)
-        if isinstance(compare, (list, tuple))
-        else [compare]
-    )
-    branches = []
-    for n, branch in enumerate(others, start=1):
-        label = (
-            getattr(branch, "name", None)
-            or getattr(branch, "thread_id", None)
-            or f"branch {n}"
-        )
-        other = UsageLedger(
-            branch.entries, getattr(branch.source, "state_at", None), label=str(label)
-        )
-        ledger.compared.append(other)
-        branches.append(
-            {
-                "label": other.label,
-                "forkedAt": getattr(branch, "forked_at", None),
-                "series": other._index.series(),  # the ledger's own index: no second fold
-            }
-        )
-    ex.usage_ledger = {**ledger.to_json(), "at": ledger.at, "branches": branches}
-    return ledger

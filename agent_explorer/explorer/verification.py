@@ -24,6 +24,17 @@ class VerificationSummary:
     divergent: frozenset[int] = field(default_factory=frozenset)
     detail: dict[str, Any] | None = None
     message: str | None = None
+    entries: int | None = None  # how many entries the report covers
+    checked: int | None = None  # of them, checked against a recorded hash
+    unverified: int | None = None  # of them, carrying no hash (not checked)
+
+    @classmethod
+    def pending(cls, report: Any, total: int) -> VerificationSummary:
+        """A fold still on its way: what it found so far, and how far it got."""
+        summary = cls.from_report(report)
+        summary.status = "pending"
+        summary.message = f"verified {getattr(report, 'entries', 0):,} of {total:,} entries so far"
+        return summary
 
     @classmethod
     def from_report(cls, report: Any) -> VerificationSummary:
@@ -31,8 +42,11 @@ class VerificationSummary:
             int(i) for i in (getattr(report, "divergent_indices", None) or [])
         )
         first = getattr(report, "first_divergence", None)
+        entries: int | None = getattr(report, "entries", None)
+        checked: int | None = getattr(report, "checked", None)
+        unverified: int | None = getattr(report, "unverified", None)
         if getattr(report, "ok", not indices) and not indices:
-            return cls(status="ok")
+            return cls(status="ok", entries=entries, checked=checked, unverified=unverified)
         detail = None
         divergences = getattr(report, "divergences", None)
         if divergences:
@@ -55,6 +69,9 @@ class VerificationSummary:
             count=len(indices),
             divergent=frozenset(indices),
             detail=detail,
+            entries=entries,
+            checked=checked,
+            unverified=unverified,
         )
 
     def ranges(self, cap: int = 400) -> list[list[int]]:
@@ -77,6 +94,8 @@ class VerificationSummary:
             "ranges": self.ranges(),
             "detail": jsonable(self.detail),
             "message": self.message,
+            **{key: value for key, value in (("entries", self.entries), ("checked", self.checked),
+                                             ("unverified", self.unverified)) if value is not None},
         }
 
 

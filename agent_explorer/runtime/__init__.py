@@ -1,6 +1,6 @@
 """The agent runtime: agent machines, run_agent, parse_agent_event, and the step path's effects.
 
-Sits above engine/, log/ and stores/; imports nothing from explorer/ (servers stay light).
+Sits above engine/, eventlog/ and stores/; imports nothing from explorer/ (servers stay light).
 """
 
 from __future__ import annotations
@@ -20,19 +20,6 @@ from .execute import execute_agent_request
 from .executors import AgentExecutors, AgentRequest, ScriptedModel
 from .parse import parse_agent_event
 from .run import RunResult, run_agent
-
-
-def _register_with_log_replay() -> None:
-    """Let `log.replay(...).effects` come from get_agent_effects, with entries as history (so
-    decision occurrences count from causation ids). The log layer cannot import us: we register."""
-    from ..eventlog.replay import register_effects_provider
-
-    register_effects_provider(
-        lambda machine, snapshot, actions, entries: get_agent_effects(machine, snapshot, actions, history=list(entries))
-    )
-
-
-_register_with_log_replay()
 
 __all__ = [
     "PLAN_DONE_EVENT_TYPE",

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..engine import setup
 from ..errors import AgentError
 from .parse import RESERVED_PREFIXES
 
@@ -80,7 +81,7 @@ class DecisionLogic:
 
 @dataclass(frozen=True, eq=False)
 class PlanLogic:
-    """An ordered sequence of decisions (seeds/003 "Plans"), ended by `agent.plan.done`, a
+    """An ordered sequence of decisions (docs/semantics/step-path.md "Plans"), ended by `agent.plan.done`, a
     `stop_on` event, `max_steps`, or no legal events; completes with `{steps, stopped}`."""
 
     prompt: PromptBuilder | str | None = None
@@ -152,7 +153,7 @@ def create_plan_logic(
     max_attempts: int = 3,
     **options: Any,
 ) -> PlanLogic:
-    """Actor logic for a plan: decisions applied one per frontier until done (seeds/003 "Plans")."""
+    """Actor logic for a plan: decisions applied one per frontier until done (docs/semantics/step-path.md "Plans")."""
     if not isinstance(max_steps, int) or max_steps < 1:
         raise AgentError(f"create_plan_logic(max_steps={max_steps!r}) must be a positive int.", code="invalid-argument")
     return PlanLogic(
@@ -206,7 +207,6 @@ def setup_agent(
     The schemas hang on `machine.extensions["schemas"]`, where `parse_agent_event` reads them.
     Actor sources may be agent kinds (`create_text_logic`, ...) or `from_promise` tasks.
     """
-    from ..engine import setup
 
     merged = dict(extensions or {})
     merged["schemas"] = _check_schemas(schemas)

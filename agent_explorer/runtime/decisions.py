@@ -17,7 +17,7 @@ from .executors import AgentRequest, ChoiceResult, maybe_await, normalize_choice
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "PLAN_DONE_EVENT_TYPE", "resolve_decision", "resolve_decision_detailed"]
 
-#: The reserved move that ends a plan (seeds/003 "Plans").
+#: The reserved move that ends a plan (docs/semantics/step-path.md "Plans").
 PLAN_DONE_EVENT_TYPE = "agent.plan.done"
 DEFAULT_MAX_ATTEMPTS = 3
 
@@ -35,7 +35,12 @@ async def resolve_decision_detailed(
     rejected: list[dict[str, Any]] = []
     current = request
     for _ in range(max(1, max_attempts)):
-        answer = normalize_choice_result(await maybe_await(decide(current)))
+        try:
+            answer = normalize_choice_result(await maybe_await(decide(current)))
+        except Exception as error:
+            if answers and not hasattr(error, "answers"):
+                error.answers = list(answers)  # type: ignore[attr-defined]  # the spend before the failure
+            raise
         answers.append(answer)
         event = answer.event
         reason: str | None = None
@@ -60,6 +65,7 @@ async def resolve_decision_detailed(
         code="decision-rejected",
         request_id=request.request_id,
         rejected=rejected,
+        answers=answers,
     )
 
 

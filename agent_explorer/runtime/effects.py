@@ -1,4 +1,4 @@
-"""Lowering a frontier into agent effects, and the ledger of effects still owed (seeds/003).
+"""Lowering a frontier into agent effects, and the ledger of effects still owed (docs/semantics/step-path.md).
 
 `get_agent_effects` turns one transition's actions into ordered effects (`text`, `decision`, `plan`,
 `task`, `delay`, `execute`) in document order, then appends the snapshot-only ones still owed;
@@ -12,16 +12,19 @@ from __future__ import annotations
 import dataclasses
 import threading
 import weakref
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..engine._util import UNDEFINED
 from ..engine.actors import resolve_logic
-from ..eventlog.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
+from ..errors import AgentError
+from ..eventlog.entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE, normalize_error
+from ..eventlog.fold import Step, fold, seed
 from .agent_setup import logic_kind
 from .executors import AgentRequest
+from .parse import event_schemas
 
 __all__ = [
     "EFFECT_KINDS",
@@ -31,10 +34,10 @@ __all__ = [
     "JournalCounts",
     "completion_site",
     "event_of",
-    "fold_step",
+    "fold_ledger",
     "get_agent_effects",
     "is_entry",
-    "start_ledger",
+    "owed_effects",
     "to_done_event",
     "to_error_event",
 ]
@@ -55,8 +58,6 @@ def to_done_event(site: str, output: Any) -> dict[str, Any]:
 
 def to_error_event(site: str, error: Any) -> dict[str, Any]:
     """`xstate.error.actor.<site>` with the error normalised to `{name, message, cause?}`."""
-    from ..eventlog.entries import normalize_error
-
     return {"type": f"{ERROR_PREFIX}{site}", "error": normalize_error(error)}
 
 
@@ -114,7 +115,6 @@ class AgentEffect:
 
     def _require_site(self, what: str) -> None:
         if self.kind not in ("text", "task", "plan", "decision") or self.site is None:
-            from ..errors import AgentError
 
             raise AgentError(f"A {self.kind!r} effect has no actor completion ({what}).", code="invalid-argument")
 
@@ -130,10 +130,12 @@ class JournalCounts:
 
     __slots__ = ("caused", "completions", "execution_id", "fired", "trail")
 
+    # Plain dicts (a missing key reads as 0 through .get): a line's fold copies the counts at every point it
+    # caches, and dict.copy is several times cheaper than building a Counter.
     def __init__(self) -> None:
-        self.completions: Counter[str] = Counter()
-        self.caused: Counter[str] = Counter()
-        self.fired: Counter[str] = Counter()
+        self.completions: dict[str, int] = {}
+        self.caused: dict[str, int] = {}
+        self.fired: dict[str, int] = {}
         # Each trail is replaced, never appended to in place, so a copy of the counts can share them.
         self.trail: dict[str, tuple[dict[str, Any], ...]] = {}
         self.execution_id: str | None = None
@@ -151,20 +153,22 @@ class JournalCounts:
             return
         site = completion_site(event_type)
         if site is not None:
-            self.completions[site] += 1
+            self.completions[site] = self.completions.get(site, 0) + 1
             return
-        self.fired[event_type] += 1
+        self.fired[event_type] = self.fired.get(event_type, 0) + 1
         causation = item.get("causationId") if entry else None
         if isinstance(causation, str) and "#" in causation:
-            self.caused[causation.rsplit("#", 1)[0]] += 1
+            decided = causation.rsplit("#", 1)[0]
+            self.caused[decided] = self.caused.get(decided, 0) + 1
             self.trail[causation] = (*self.trail.get(causation, ()), dict(event))
 
-    def copy(self) -> JournalCounts:
-        clone = JournalCounts()
-        clone.completions = Counter(self.completions)
-        clone.caused = Counter(self.caused)
-        clone.fired = Counter(self.fired)
-        clone.trail = dict(self.trail)  # trails are immutable tuples (see __init__): a shallow copy is enough
+    def copy(self, trail: dict[str, tuple[dict[str, Any], ...]] | None = None) -> JournalCounts:
+        """An independent copy (`trail`: the trails to keep instead of all of them)."""
+        clone = JournalCounts.__new__(JournalCounts)
+        clone.completions = self.completions.copy()
+        clone.caused = self.caused.copy()
+        clone.fired = self.fired.copy()
+        clone.trail = dict(self.trail) if trail is None else trail  # trails are immutable tuples: shallow is enough
         clone.execution_id = self.execution_id
         return clone
 
@@ -178,9 +182,9 @@ class JournalCounts:
     def occurrence(self, kind: str, site: str) -> int:
         # Errors count as completions (a retry is a fresh occurrence). A decision completes with
         # the machine event it chose, journaled with the decision's request id as causationId.
-        base = self.completions[site]
+        base = self.completions.get(site, 0)
         if kind == "decision":
-            base += self.caused[site]
+            base += self.caused.get(site, 0)
         return base + 1
 
     def call_key(self, request_id: str) -> str:
@@ -286,6 +290,7 @@ def _request(
         stop_on=stop_on,
         applied=applied,
         options=dict(getattr(logic, "options", {}) or {}),
+        schemas=event_schemas(machine) if kind in ("decision", "plan") else {},
     )
 
 
@@ -319,7 +324,7 @@ def _delay_effect(action: Any, counts: JournalCounts) -> AgentEffect:
     event = dict(params.get("event") or {})
     send_id = params.get("id")
     site = str(send_id) if send_id is not None else str(event.get("type"))
-    occurrence = counts.fired[str(event.get("type"))] + 1
+    occurrence = counts.fired.get(str(event.get("type")), 0) + 1
     return AgentEffect(
         kind="delay",
         site=site,
@@ -371,7 +376,31 @@ class EffectLedger:
         self.counts = JournalCounts()
         self.snapshot: Any = None
         self.last_event: Any = None
+        self.last_surfaced: list[AgentEffect] = []  # what the last transition taken surfaced
         self._pending: dict[str, AgentEffect] = {}
+        self._surfaced_at: dict[str, int] = {}  # site -> index of the entry that surfaced its pending effect
+        self._index = 0
+
+    @classmethod
+    def start_from(cls, machine: Any, init: Step) -> EffectLedger:
+        """A ledger seeded from a log's init step: the `LedgerFactory` a Timeline or replay folds along."""
+        ledger = cls(machine)
+        ledger.last_surfaced = ledger.start(init.entry, init.snapshot, init.actions or [])
+        return ledger
+
+    def step(self, step: Step) -> None:
+        """Take one folded entry after the init (the log layer's `Ledger` protocol). An entry the fold
+        could not apply (`step.error`) changes nothing: the machine did not take it either."""
+        if step.error is not None:
+            return
+        self._index = step.index
+        surfaced = self.apply(step.entry, step.snapshot, step.actions or [])
+        if step.actions is not None:
+            self.last_surfaced = surfaced
+
+    def surfaced_at(self, site: str | None) -> int | None:
+        """The index of the entry whose transition surfaced the effect still owed at `site`."""
+        return self._surfaced_at.get(site) if site is not None else None
 
     def start(self, init_item: Mapping[str, Any], snapshot: Any, actions: Sequence[Any]) -> list[AgentEffect]:
         """Seed from the init item. A restored snapshot has no actions, so children it holds are
@@ -427,8 +456,10 @@ class EffectLedger:
         effects = lower_actions(self.machine, snapshot, actions, self.counts, event)
         for effect in effects:
             if effect.kind != "execute" and effect.site is not None:
-                self._pending.pop(effect.site, None)  # re-entry replaces, keeping surfacing order
+                previous = self._pending.pop(effect.site, None)  # re-entry replaces, keeping surfacing order
                 self._pending[effect.site] = effect
+                if previous is None or previous.request_id != effect.request_id:
+                    self._surfaced_at[effect.site] = self._index
         children = getattr(snapshot, "children", None) or {}
         for key, pending in list(self._pending.items()):
             if pending.kind != "delay" and key not in children:
@@ -438,26 +469,26 @@ class EffectLedger:
         return effects
 
     def copy(self) -> EffectLedger:
-        """An independent ledger in the same state (for checkpoints: folding on from the copy never
-        touches this one). Effects and snapshots are immutable, so only the containers are copied."""
-        clone = EffectLedger(self.machine)
-        clone.counts = self.counts.copy()
+        """An independent ledger in the same state (folding on from the copy never touches this one).
+
+        Effects and snapshots are immutable, so only the containers are copied, and the trails no later
+        fold reads are dropped: trails are read only for plans (a plan's applied events, by its request
+        id), and a request id is fresh when its plan surfaces, so only the trails of plans still owed
+        matter. Without this every checkpoint of a long log would carry a trail key per decision ever
+        answered: O(n) each, O(n^2 / K) in all.
+        """
+        clone = EffectLedger.__new__(EffectLedger)
+        clone.machine = self.machine
+        trails = self.counts.trail
+        plans = [e.request_id for e in self._pending.values() if e.kind == "plan"] if trails else []
+        clone.counts = self.counts.copy({key: trails[key] for key in plans if key is not None and key in trails})
         clone.snapshot = self.snapshot
         clone.last_event = self.last_event
+        clone.last_surfaced = self.last_surfaced
         clone._pending = dict(self._pending)
-        return clone
-
-    def checkpoint(self) -> EffectLedger:
-        """A copy to keep (e.g. every K entries of a long log) that drops the trails no later fold reads.
-
-        Trails are read only for plans (a plan's applied events, by its request id), and a request id is
-        fresh when its plan surfaces, so only the trails of plans still owed matter. Without this every
-        checkpoint would carry a trail key per decision ever answered: O(n) each, O(n^2 / K) in all.
-        """
-        clone = self.copy()
-        plans = {e.request_id for e in self._pending.values() if e.kind == "plan"}
-        trails = self.counts.trail
-        clone.counts.trail = {key: trails[key] for key in plans if key is not None and key in trails}
+        surfaced = self._surfaced_at
+        clone._surfaced_at = {site: surfaced[site] for site in clone._pending if site in surfaced}
+        clone._index = self._index
         return clone
 
     def owed(self) -> list[AgentEffect]:
@@ -480,71 +511,40 @@ class EffectLedger:
         return dataclasses.replace(effect, request=request)
 
 
-def _seed_ledger(
-    machine: Any, first: Mapping[str, Any] | None, check_version: bool
-) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:
-    """(snapshot, the init's actions, ledger, the effects it surfaced) from a journal's init item.
-    Entries stamped by another machine version are refused, as replay refuses them (an init entry
-    carrying a snapshot is exempt: it is the version bridge); bare events carry no version."""
-    from ..eventlog.replay import require_init_entry, seed
-
-    init_entry = require_init_entry(None if first is None else (first if is_entry(first) else {"event": first}))
-    assert first is not None
-    snapshot, actions = seed(machine, init_entry, check_version=check_version and is_entry(first))
-    ledger = EffectLedger(machine)
-    effects = ledger.start(first, snapshot, actions)
-    return snapshot, list(actions), ledger, effects
-
-
-def start_ledger(machine: Any, first: Mapping[str, Any], *, check_version: bool = True) -> tuple[Any, EffectLedger, list[Any]]:
-    """Seed a ledger from a journal's init item: (snapshot, ledger, the init's actions). Pure."""
-    snapshot, actions, ledger, _ = _seed_ledger(machine, first, check_version)
-    return snapshot, ledger, actions
-
-
-def fold_step(
-    machine: Any, ledger: EffectLedger, snapshot: Any, item: Mapping[str, Any]
-) -> tuple[Any, list[Any] | None, list[AgentEffect]]:
-    """Fold one journaled item after the init: (snapshot after, its actions or None for a usage or
-    init record, the effects it surfaced). The one step both the cached fold and checkpointed
-    derivations (the explorer's owed effects at any index) take, so they cannot drift apart."""
-    from ..engine import transition
-
-    event = event_of(item)
-    if event.get("type") in (USAGE_TYPE, INIT_TYPE):
-        ledger.apply(item, snapshot, [])
-        return snapshot, None, []
-    snapshot, actions = transition(machine, snapshot, dict(event))
-    effects = ledger.apply(item, snapshot, actions)
-    return snapshot, list(actions), effects
-
-
 class _Fold:
     """A fold in progress over one journal: extendable as the journal grows."""
 
-    __slots__ = ("actions", "effects", "items", "ledger", "machine", "snapshot")
+    __slots__ = ("actions", "entries", "items", "ledger", "machine", "snapshot")
 
     def __init__(self, machine: Any, first: Mapping[str, Any] | None) -> None:
         self.machine = machine
-        self.snapshot, self.actions, self.ledger, self.effects = _seed_ledger(machine, first, True)
-        assert first is not None  # _seed_ledger refused a journal without its init item
+        self.entries = first is None or is_entry(first)
+        # Entries stamped by another machine version are refused, as replay refuses them (an init entry
+        # carrying a snapshot is exempt: it is the version bridge); bare events carry no version.
+        init = seed(machine, first if self.entries else {"event": first}, check_version=self.entries)
+        assert first is not None  # seed refused a journal without its init item
+        self.ledger = EffectLedger.start_from(machine, init)
+        self.snapshot, self.actions = init.snapshot, list(init.actions or [])
         self.items: list[Mapping[str, Any]] = [first]
 
     def extend(self, source: Sequence[Mapping[str, Any]]) -> None:
         """Fold `source[len(items):]` (the caller checked that `items` is its prefix)."""
-        from ..eventlog.replay import check_entry_machine
-
+        new = source[len(self.items) :]
+        if not new:
+            return
+        wrapped = new if self.entries else [{"event": item} for item in new]
         ledger = self.ledger
         ledger.snapshot = self.snapshot  # get_agent_effects may have pointed it elsewhere
-        snapshot = self.snapshot
-        for index, item in enumerate(source[len(self.items) :], start=len(self.items)):
-            if is_entry(item):
-                check_entry_machine(self.machine, item, index)
-            snapshot, actions, effects = fold_step(self.machine, ledger, snapshot, item)
-            if actions is not None:
-                self.actions, self.effects = actions, effects
-            self.items.append(item)
-        self.snapshot = snapshot
+        for step in fold(self.machine, wrapped, start=(len(self.items) - 1, self.snapshot), check_version=self.entries):
+            ledger.step(step)
+            if step.actions is not None:
+                self.actions = step.actions
+            self.snapshot = step.snapshot
+        self.items.extend(new)
+
+    @property
+    def effects(self) -> list[AgentEffect]:
+        return self.ledger.last_surfaced
 
     def is_prefix_of(self, machine: Any, source: Sequence[Mapping[str, Any]]) -> bool:
         """Are the folded items the very same objects as `source`'s first ones? Pointer
@@ -568,9 +568,9 @@ _FOLDS_LOCK = threading.Lock()  # a cached fold is extended in place: one thread
 def _fold(machine: Any, history: Sequence[Mapping[str, Any]], *, reuse: bool) -> _Fold:
     first = history[0] if history else None
     if not reuse:
-        fold = _Fold(machine, first)
-        fold.extend(history)
-        return fold
+        fold_ = _Fold(machine, first)
+        fold_.extend(history)
+        return fold_
     key = id(first)
     with _FOLDS_LOCK:
         cached = _FOLDS.get(key)
@@ -587,8 +587,14 @@ def _fold(machine: Any, history: Sequence[Mapping[str, Any]], *, reuse: bool) ->
 def fold_ledger(machine: Any, history: Sequence[Mapping[str, Any]]) -> tuple[Any, list[Any], EffectLedger, list[AgentEffect]]:
     """Fold a whole journal (starting with its init item) into (snapshot, last actions, ledger,
     effects of the last transition). Pure: the engine's transitions only."""
-    fold = _fold(machine, list(history), reuse=False)
-    return fold.snapshot, fold.actions, fold.ledger, fold.effects
+    folded = _fold(machine, list(history), reuse=False)
+    return folded.snapshot, folded.actions, folded.ledger, folded.effects
+
+
+def owed_effects(machine: Any, entries: Sequence[Mapping[str, Any]]) -> list[AgentEffect]:
+    """What a journal still owes at its end: every non-execute effect, in surfacing order (the step
+    path's crash recovery; execute effects ran once when surfaced and are never replayed)."""
+    return fold_ledger(machine, entries)[2].owed()
 
 
 def _is_full_log(history: Sequence[Mapping[str, Any]] | None) -> bool:
@@ -604,11 +610,11 @@ def get_agent_effects(
     """Lower a frontier into ordered effects: the actions' effects in document order, then the
     snapshot-only effects still owed (children spawned earlier, a re-surfacing plan), by site id.
 
-    `history` is the journal so far (log entries, or bare events as in seeds/003's loop); request
+    `history` is the journal so far (log entries, or bare events); request
     ids count occurrences from it. When it starts with its `@agent.init` item it is folded to know
     exactly which earlier children and timers are still owed; otherwise a child still present in
     the snapshot with no completion in `history` is taken as owed. `history` should end with the
-    entry that produced `snapshot` (as seeds/003's loop appends before it transitions). Pass
+    entry that produced `snapshot` (as the loop in docs/semantics/step-path.md "The host loop" does). Pass
     entries rather than bare events when decisions repeat: a decision's occurrence is counted
     from `causationId`.
     """
@@ -641,7 +647,7 @@ def get_agent_effects(
         ]
     else:
         for site, child in children.items():
-            if site in seen or counts.completions[site] or counts.caused[site]:
+            if site in seen or counts.completions.get(site) or counts.caused.get(site):
                 continue
             extra.append(_actor_effect(
                 machine, getattr(child, "logic", None), site, child.src, child.input, snapshot.context, last_event,

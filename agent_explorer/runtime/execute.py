@@ -37,7 +37,7 @@ class Outcome:
 
 
 def usage_event(request_id: str, model: str | None, usage: dict[str, Any]) -> dict[str, Any]:
-    """An `@agent.usage` event (API.md §2: `requestId`, `model`, `usage`)."""
+    """An `@agent.usage` event (docs/api.md §2: `requestId`, `model`, `usage`)."""
     return {"type": "@agent.usage", "requestId": request_id, "model": model or "unknown", "usage": dict(usage)}
 
 
@@ -124,7 +124,11 @@ async def perform_effect(
     try:
         if effect.kind == "text":
             result = await _text(request, call, on_chunk)
-            output = {"text": result.text}
+            output: dict[str, Any] = {"text": result.text}
+            if result.finish_reason is not None:
+                # An executor that reports why the model stopped also says which model answered.
+                output["finishReason"] = result.finish_reason
+                output["model"] = result.model or request.model
             usage = [usage_event(request.request_id, result.model or request.model, result.usage)] if result.usage else []
             return Outcome(effect.to_done_event(output), request.request_id, usage, output=output)
         if effect.kind == "decision":
@@ -145,7 +149,10 @@ async def perform_effect(
     except asyncio.CancelledError:
         raise
     except Exception as error:  # noqa: BLE001 - the call failed: journal the actor's error completion
-        return Outcome(effect.to_error_event(error), request.request_id, error=error)
+        # Attempts answered before the failure (a decision re-asked, then refused or failed) were
+        # billed all the same: their usage is journaled with the error completion.
+        spent = _usage_of(request, getattr(error, "answers", None) or ())
+        return Outcome(effect.to_error_event(error), request.request_id, spent, error=error)
 
 
 async def execute_agent_request(
@@ -156,7 +163,7 @@ async def execute_agent_request(
     on_chunk: Callable[[str], Any] | None = None,
     validate: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
 ) -> Any:
-    """Run a text / task / decision effect and return its output (seeds/003 `executeAgentRequest`).
+    """Run a text / task / decision effect and return its output (docs/semantics/step-path.md "Effect kinds").
 
     A text effect dispatches on its `mode` to `generate_text` or `stream_text` and returns
     `{"text": ...}`; a task returns its promise's result; a decision returns the chosen event.

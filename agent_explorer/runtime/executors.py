@@ -36,7 +36,8 @@ class AgentRequest:
     `call_key` is the idempotency key to hand to a provider: it is derived from the log (the
     execution id and the request id), so a request re-executed after a crash carries the same key.
     `events` are the candidate event types of a decision or plan step; `applied` the events a plan
-    has applied so far (derived from the journal).
+    has applied so far (derived from the journal). `schemas` are the machine's registered event
+    schemas (by type), so a provider can describe each candidate's payload to the model.
     """
 
     kind: str
@@ -55,9 +56,10 @@ class AgentRequest:
     applied: tuple[Mapping[str, Any], ...] = ()
     rejected: tuple[Mapping[str, Any], ...] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    schemas: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-friendly view (camelCase, as requests appear in the seeds)."""
+        """A JSON-friendly view (camelCase keys, as the upstream design spells a request)."""
         data: dict[str, Any] = {
             "kind": self.kind,
             "requestId": self.request_id,
@@ -88,10 +90,13 @@ class AgentRequest:
 class AgentExecutors(Protocol):
     """The model calls a run makes. Any provider can implement these three methods.
 
-    - `generate_text(request)` -> `str` or `{"text": ..., "usage"?: {...}, "model"?: str}`
-      (sync or async).
+    - `generate_text(request)` -> `str` or `{"text": ..., "usage"?: {...}, "model"?: str,
+      "finishReason"?: str}` (sync or async).
     - `stream_text(request)` -> an (async) iterable of `str` chunks; it may yield one final
-      `{"usage": {...}, "model": ...}` dict. Chunks are live-only: only the joined text is journaled.
+      `{"usage": {...}, "model": ..., "finishReason"?: ...}` dict. Chunks are live-only: only the
+      joined text is journaled.
+    - An executor that reports `finishReason` gets it journaled in the output, with the model
+      that answered: `{"text", "finishReason", "model"}`; otherwise the output is `{"text"}`.
     - `decide(request)` -> an event type, an event dict, or `{"choice": type-or-event,
       "usage"?: {...}, "model"?: str}` (sync or async); `request.events` lists the legal types.
     """
@@ -108,6 +113,7 @@ class TextResult:
     text: str
     usage: dict[str, Any] | None = None
     model: str | None = None
+    finish_reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -134,7 +140,13 @@ def normalize_text_result(value: Any) -> TextResult:
         return TextResult(value)
     if isinstance(value, Mapping) and isinstance(value.get("text"), str):
         usage = value.get("usage")
-        return TextResult(value["text"], dict(usage) if isinstance(usage, Mapping) else None, value.get("model"))
+        finish = value.get("finishReason")
+        return TextResult(
+            value["text"],
+            dict(usage) if isinstance(usage, Mapping) else None,
+            value.get("model"),
+            str(finish) if finish is not None else None,
+        )
     raise _bad_result("generate_text", value)
 
 
@@ -317,9 +329,10 @@ async def collect_stream(stream: Any, on_chunk: Callable[[str], Any] | None = No
     parts: list[str] = []
     usage: dict[str, Any] | None = None
     model: str | None = None
+    finish: str | None = None
 
     def take(item: Any) -> None:
-        nonlocal usage, model
+        nonlocal usage, model, finish
         if isinstance(item, str):
             parts.append(item)
             if on_chunk is not None:
@@ -329,6 +342,8 @@ async def collect_stream(stream: Any, on_chunk: Callable[[str], Any] | None = No
                 usage = dict(item["usage"])
             if item.get("model") is not None:
                 model = str(item["model"])
+            if item.get("finishReason") is not None:
+                finish = str(item["finishReason"])
         else:
             raise _bad_result("stream_text", item)
 
@@ -340,4 +355,4 @@ async def collect_stream(stream: Any, on_chunk: Callable[[str], Any] | None = No
             take(item)
     else:
         raise _bad_result("stream_text", stream)
-    return TextResult("".join(parts), usage, model)
+    return TextResult("".join(parts), usage, model, finish)

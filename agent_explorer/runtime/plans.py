@@ -1,4 +1,4 @@
-"""Plans (seeds/003 "Plans"): one step of an ordered sequence of decisions, per frontier.
+"""Plans (docs/semantics/step-path.md "Plans"): one step of an ordered sequence of decisions, per frontier.
 
 A plan effect re-surfaces on every frontier while its invoke lives, with its candidates recomputed
 from the live snapshot and its applied trail derived from the journal (the events caused by the

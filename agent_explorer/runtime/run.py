@@ -22,13 +22,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from ..canonical.jcs import state_hash
+from ..engine import initial_transition, transition
 from ..errors import (
     AgentError,
     AgentEventLogConflictError,
+    AgentReplayDivergenceError,
     NonSerializableAgentEventError,
 )
-from ..eventlog.entries import recorded_state_hash
+from ..eventlog.entries import create_replay_entry, init_entry, recorded_state_hash
 from ..eventlog.machine_ref import find_machine_ref
+from ..eventlog.replay import replay
+from ..eventlog.snapshot_cache import resume_state
+from ..eventlog.version_bridge import bridge_version, segment_version
 from .effects import AgentEffect, EffectLedger, fold_ledger
 from .execute import Outcome, perform_effect
 from .executors import as_executors
@@ -211,7 +217,6 @@ class _Run:
         self.completions.put_nowait(None)
 
     def accept(self, event: dict[str, Any], snapshot_after: Any, causation_id: str | None) -> dict[str, Any]:
-        from ..eventlog.entries import create_replay_entry
 
         assert self.journal is not None
         if not self.journaling:
@@ -231,7 +236,6 @@ class _Run:
 
     def fold(self, event: dict[str, Any], causation_id: str | None) -> list[AgentEffect]:
         """Transition purely, journal the input, and lower what it surfaced (execute effects run)."""
-        from ..engine import transition
 
         assert self.ledger is not None
         self.transitions += 1
@@ -364,7 +368,7 @@ async def run_agent(
     on_chunk: Callable[[str], Any] | None = None,
     max_transitions: int = 10_000,
 ) -> RunResult:
-    """Run `machine` until it settles `done | idle | error` (seeds/000, 001).
+    """Run `machine` until it settles `done | idle | error` (docs/semantics/runtime.md).
 
     With `store` (and the required `thread_id`) the thread's log is the resume, and every accepted
     input is appended at its own index before any later call starts; a rejected write aborts the
@@ -381,8 +385,6 @@ async def run_agent(
     `now` and `ids` inject the clock and id generator so a log regenerates byte-identically;
     `machine_ref` (else found among imported modules) and `metadata` go on a new init entry.
     """
-    from ..engine import initial_transition
-    from ..eventlog.entries import init_entry
 
     if store is not None and thread_id is None:
         raise AgentError(
@@ -451,7 +453,7 @@ async def run_agent(
             try:
                 init = init_entry(machine, input=input, metadata=base_meta, now=now, id=ids() if ids else None)
             except NonSerializableAgentEventError:
-                init = None  # seeds/001: an unserializable initial state produces no log at all
+                init = None  # an unserializable initial state produces no log at all (docs/semantics/runtime.md)
         if init is None:
             run.journaling = False
             init = {"event": {"type": "@agent.init"}}
@@ -488,9 +490,6 @@ def _verify_tail(machine: Any, log: Sequence[Mapping[str, Any]], snapshot: Any) 
     `verification.stateHash` (one hash, not one per entry: a resume needs the end state to be the
     recorded one). On a mismatch, or with no hash at the tail, replay verifies every entry and
     raises `AgentReplayDivergenceError` naming the first divergent one."""
-    from ..canonical.jcs import state_hash
-    from ..errors import AgentReplayDivergenceError
-    from ..eventlog.replay import replay
 
     tail = log[-1]
     recorded = recorded_state_hash(tail)
@@ -520,8 +519,6 @@ def _bridge_or_check(
 ) -> list[dict[str, Any]]:
     """Same version: check the snapshot as a cache of the log (the log is then folded). Another
     version: the version bridge, a new segment whose init entry carries the migrated snapshot."""
-    from ..eventlog.snapshot_cache import resume_state
-    from ..eventlog.version_bridge import bridge_version, segment_version
 
     persisted = snapshot if isinstance(snapshot, Mapping) else machine.get_persisted_snapshot(snapshot)
     machine_id, version = segment_version(log)

@@ -69,8 +69,9 @@ SAMPLES: tuple[Sample, ...] = (
            "A fan-out: three spawned investigator branches in flight at once, completing in the order branch2, "
            "branch0, branch1 (not spawn order); the log's order is the serialization replay follows."),
     Sample("planner-trip", "agent_explorer.samples.planner:planner_agent",
-           "A plan (seeds/003): the model books a flight, a hotel and activities one move at a time; a booking over "
-           "budget is refused by the guard and retried; `agent.plan.done` completes the plan with `{steps, stopped}`."),
+           "A plan (docs/semantics/step-path.md): the model books a flight, a hotel and activities one move at a time; "
+           "a booking over budget is refused by the guard and retried; `agent.plan.done` completes the plan with "
+           "`{steps, stopped}`."),
     Sample("inbox-long", INBOX_REF,
            "The long run: 20,000 tickets classified and routed, 100,001 entries, to feel how scrubbing and "
            "verification scale. Written by the fast path of `long_run.py` (the same entries `run_agent` records)."),

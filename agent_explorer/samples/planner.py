@@ -1,4 +1,4 @@
-"""The planner agent: a model-made plan of several moves, each one a legal machine event (seeds/003 "Plans").
+"""The planner agent: a model-made plan of moves, each a legal machine event (docs/semantics/step-path.md "Plans").
 
 Scenario: a traveller asks for a weekend trip within a budget. The agent invokes a *plan*: at every frontier the
 model picks one of `BOOK_FLIGHT`, `BOOK_HOTEL`, `ADD_ACTIVITY` (with its details and cost), the machine applies it,

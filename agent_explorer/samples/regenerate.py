@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import AgentError
-from ..eventlog import bridge_version, verify_log
+from ..eventlog import bridge_version, read_log, verify_log
 from ..runtime import AgentRequest, parse_agent_event, run_agent
 from ..stores.copy import export_thread_jsonl
 from ..stores.sqlite import SqliteEventLogStore
@@ -347,7 +347,6 @@ async def regenerate(out: Path, *, tickets: int = LONG_RUN_TICKETS, log: Callabl
 
 def _check_divergence(out: Path) -> None:
     """The documented divergence index must be the real one (the README promises it)."""
-    from ..eventlog import read_log
 
     sample = next(s for s in SAMPLES if s.diverges_at is not None)
     report = verify_log(sample.machine, read_log(out / jsonl_name(sample.thread_id)))

@@ -3,10 +3,10 @@
 Scenario: a user asks a research question. A capable model outlines it into three sub-questions; the agent then
 *spawns* three investigator branches at once (text requests, `branch0..branch2`), all in flight together. They
 finish in whatever order the providers answer, and each completion is journaled as it arrives: the recorded
-order *is* the serialization, so replay folds them in that order and never re-races (seeds/003 "Concurrency is
-serialization"). The context keeps `arrivals`, the order the branches landed in, so you can see the race in the
-explorer. When all three have reported (or one failed), a final request synthesizes the answer. A 90-second
-deadline (`after`) moves on with whatever arrived if a branch hangs.
+order *is* the serialization, so replay folds them in that order and never re-races
+(docs/semantics/event-log.md "Concurrency is serialization"). The context keeps `arrivals`, the order the branches
+landed in, so you can see the race in the explorer. When all three have reported (or one failed), a final request
+synthesizes the answer. A 90-second deadline (`after`) moves on with whatever arrived if a branch hangs.
 
 Context is JSON only; transitions are pure: the outline is split into sub-questions by a pure assign.
 """

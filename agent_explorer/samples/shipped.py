@@ -37,7 +37,13 @@ GOLDEN_FILES = (
     "README.md",
     "inbox_long.sha256",
 )
-NOTEBOOKS = ("01_explore_a_run.ipynb", "02_teaching_replay.ipynb", "03_postmortem.ipynb", "04_what_if.ipynb")
+NOTEBOOKS = (
+    "01_explore_a_run.ipynb",
+    "02_teaching_replay.ipynb",
+    "03_postmortem.ipynb",
+    "04_what_if.ipynb",
+    "05_record_your_own_agent.ipynb",
+)
 
 
 def checkout_root() -> Path | None:

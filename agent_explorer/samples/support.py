@@ -14,7 +14,7 @@ come out of the one builder:
 - `support_agent` (version "1"): today's machine, refund limit 150.00.
 - `support_agent_old_policy`: the same id and version "1", but a refund limit of 250.00. It is what the
   divergent sample log was recorded with: the guard's body changed and nobody bumped the version, the hazard
-  seeds/001 warns about ("structural hashing cannot see function bodies").
+  docs/semantics/event-log.md "Hazards" warns about (a structural hash sees names, not function bodies).
 - `support_agent_v2` (version "2", with `migrate`): approvals became a list (`approvals`), so a ticket can
   carry several reviews. `migrate` upgrades a version-1 snapshot; the version-bridge sample uses it.
 

@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import orjson
 
 from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
+from ..eventlog.entries import assert_agent_log_entry
+from .portal import Portal, SyncStore
 
 if TYPE_CHECKING:
     from .portal import SyncStore
@@ -181,7 +183,6 @@ def _validator() -> Callable[..., None]:
     # Imported lazily (once): the log layer sits below the stores, but importing it at module load
     # would make `agent_explorer.stores` pay for the whole log package even for `open_store`.
     if not _VALIDATOR:
-        from ..eventlog.entries import assert_agent_log_entry
 
         _VALIDATOR.append(assert_agent_log_entry)
     return _VALIDATOR[0]
@@ -408,7 +409,6 @@ class EventLogStore(abc.ABC):
         Calls run on a private event-loop thread owned by this store, so they work inside Jupyter
         (whose loop is already running), and mix freely with async calls.
         """
-        from .portal import Portal, SyncStore
 
         portal = self.__dict__.get("_sync_portal")
         if portal is None:

@@ -1,4 +1,4 @@
-"""The event-log store conformance suite: the store contract of the seeds, written as executable checks.
+"""The event-log store conformance suite: the store contract (docs/semantics/stores.md), written as executable checks.
 
 `await assert_event_log_store_conformance(factory)` runs every check against stores made by `factory`
 and raises AssertionError naming the first violation. It is part of the package (not of the tests) so
@@ -27,6 +27,7 @@ from ..errors import (
     NonSerializableAgentEventError,
 )
 from .base import EventLogStore
+from .urls import open_store
 
 __all__ = [
     "assert_event_log_store_conformance",
@@ -50,7 +51,7 @@ def make_conformance_entry(
     metadata: dict[str, Any] | None = None,
     tag: str = "",
 ) -> dict[str, Any]:
-    """An entry in the wire format of the seeds; index 0 is an `@agent.init` entry with an execution id."""
+    """An entry in the wire format (docs/semantics/entries.md); index 0 is an `@agent.init` with an execution id."""
     entry: dict[str, Any] = {
         "schemaVersion": 1,
         "id": id if id is not None else f"evt-{tag}{index}",
@@ -512,7 +513,6 @@ async def assert_event_log_store_conformance(
 
 def main(argv: list[str] | None = None) -> int:
     """`python -m agent_explorer.stores.conformance STORE_URL`: run the suite, print one line per check."""
-    from .urls import open_store
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
+from ..eventlog.files import jsonl_lines
 from .base import MAX_BATCH_BYTES, EventLogStore, check_thread_id, prepare_entry
 
-__all__ = ["copy_thread", "export_thread_jsonl", "import_thread_jsonl", "iter_jsonl_texts"]
+__all__ = ["copy_thread", "export_thread_jsonl", "import_thread_jsonl"]
 
 DEFAULT_BATCH = 1000
 
@@ -90,33 +91,13 @@ async def _export(store: EventLogStore, thread_id: str, length: int, handle: IO[
     return written
 
 
-def iter_jsonl_texts(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, str, bool]]:
-    """Yield `(line_number, text, is_last_without_newline)` for each non-blank line of a JSONL file."""
+def _lines(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """The log layer's JSONL line reader (`jsonl_lines`) over a path or an open stream."""
     if isinstance(source, (str, os.PathLike)):
         with open(source, "rb") as handle:
-            yield from iter_jsonl_texts(handle)
+            yield from jsonl_lines(handle)
         return
-    pending: tuple[int, str] | None = None
-    for number, raw_line in enumerate(source, start=1):
-        if isinstance(raw_line, bytes):
-            try:
-                line = raw_line.decode("utf-8")
-            except UnicodeDecodeError as error:
-                raise AgentLogFormatError(f"line {number} is not valid UTF-8: {error}", line=number) from None
-        else:
-            line = str(raw_line)
-        if pending is not None:
-            yield pending[0], pending[1], False
-            pending = None
-        ended = line.endswith("\n")
-        text = line.rstrip("\r\n") if ended else line
-        if text.strip():
-            if ended:
-                yield number, text, False
-            else:
-                pending = (number, text)
-    if pending is not None:
-        yield pending[0], pending[1], True
+    yield from jsonl_lines(source)
 
 
 async def import_thread_jsonl(
@@ -155,13 +136,18 @@ async def import_thread_jsonl(
 def _read_checked(source: Any, on_truncated: str) -> list[str]:
     texts: list[str] = []
     ids: dict[str, int] = {}
-    for number, text, unterminated in iter_jsonl_texts(source):
+    for number, raw, truncated in _lines(source):
+        if truncated and on_truncated == "drop":
+            break
+        try:
+            text = raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError as error:
+            raise AgentLogFormatError(
+                f"{_name(source)} line {number} is not valid UTF-8: {error}", line=number, valid_entries=len(texts)
+            ) from None
         try:
             prepared = prepare_entry(text, len(texts))
         except (AgentLogFormatError, NonSerializableAgentEventError) as error:
-            truncated = unterminated and isinstance(error, AgentLogFormatError) and "not strict JSON" in str(error)
-            if truncated and on_truncated == "drop":
-                break
             raise AgentLogFormatError(
                 f"{_name(source)} line {number}: {error}", line=number, truncated=truncated, valid_entries=len(texts)
             ) from error

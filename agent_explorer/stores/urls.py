@@ -17,6 +17,7 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 from ..errors import AgentError
 from .base import EventLogStore
 from .memory import create_in_memory_event_log_store
+from .sqlite import SqliteEventLogStore
 
 __all__ = ["open_store"]
 
@@ -54,7 +55,6 @@ def sqlite_path(url: str) -> str:
 
 
 def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
-    from .sqlite import SqliteEventLogStore
 
     path = sqlite_path(url)
     parts = urlsplit(url)

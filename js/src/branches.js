@@ -1,3 +1,4 @@
+// @ts-check
 // The lineage beside the slider: the recording and every branch as a row on the slider's index scale, each fork
 // drawn as a connector from its parent's row at the fork index, the line on view highlighted. Draws the
 // `lineage` traitlet ({current, nodes: [{id, parent, forkedAt, length, appended, threadId}]}); clicking a row
@@ -28,6 +29,7 @@ function treeOrder(nodes) {
 }
 
 export class LineagePanel {
+  /** @param {import("./protocol").Model} model */
   constructor(model) {
     this.model = model;
     this.rows = h("div", { class: "ae-lines", role: "list" });
@@ -39,6 +41,7 @@ export class LineagePanel {
     );
   }
 
+  /** @param {import("./protocol").Traits["lineage"]} lineage @param {number} index */
   draw(lineage, index) {
     const nodes = (lineage && lineage.nodes) || [];
     this.el.hidden = nodes.length < 2;
@@ -87,7 +90,7 @@ export class LineagePanel {
   }
 
   checkout(name) {
-    if ((this.model.get("lineage") || {}).current === name) return;
+    if ((this.model.get("lineage")).current === name) return;
     this.model.send({ kind: "checkout", branch: name });
   }
 }

@@ -1,3 +1,4 @@
+// @ts-check
 // The event composer: at the cursor, the events the state accepts (and what is in flight or armed), a form for
 // the chosen event's fields, a dry run from Python before sending, and Send (Python forks if needed, appends
 // and moves the view there). Draws the `composer` traitlet; sends {kind: "composer" | "compose-check" |
@@ -44,6 +45,7 @@ function readForm(choice, inputs) {
 }
 
 export class ComposerPanel {
+  /** @param {import("./protocol").Model} model */
   constructor(model) {
     this.model = model;
     this.open = false;
@@ -97,10 +99,11 @@ export class ComposerPanel {
   }
 
   choice() {
-    const c = this.model.get("composer") || {};
+    const c = this.model.get("composer");
     return (c.choices || []).find((x) => x.type === this.chosen) || null;
   }
 
+  /** @param {import("./protocol").Traits["composer"]} c */
   draw(c) {
     if (!this.open) return;
     this.answered = true;
@@ -134,6 +137,7 @@ export class ComposerPanel {
     }
   }
 
+  /** @param {Array<import("./protocol").ChoiceView>} choices */
   drawChoices(choices) {
     const button = (x) =>
       h(
@@ -185,6 +189,7 @@ export class ComposerPanel {
     this.check();
   }
 
+  /** @param {import("./protocol").ComposerCheck} check */
   drawCheck(check) {
     if (!this.checkEl) return;
     for (const [field, input] of this.inputs) input.classList.toggle("invalid", (check.fields || []).includes(field.name));

@@ -1,3 +1,4 @@
+// @ts-check
 // Coverage heatmap: toggles classes on the already-drawn statechart (never a re-layout). States and
 // transitions get `ae-cov-N` (N = 0 never .. 4 hottest, levels computed in Python); never-taken transitions
 // are dashed red. The toggle asks Python for counts (`{kind: "coverage"}`) the first time. Data stays text.
@@ -7,6 +8,7 @@ import { formatNumber, h, replace } from "./dom.js";
 const LEVEL_CLASSES = ["ae-cov-0", "ae-cov-1", "ae-cov-2", "ae-cov-3", "ae-cov-4"];
 
 export class CoverageLayer {
+  /** @param {import("./protocol").Model} model @param {any} graph */
   constructor(model, graph) {
     this.model = model;
     this.graph = graph;
@@ -26,7 +28,7 @@ export class CoverageLayer {
     this.on = !this.on;
     this.button.classList.toggle("on", this.on);
     this.button.setAttribute("aria-pressed", String(this.on));
-    const data = this.model.get("coverage_data") || {};
+    const data = this.model.get("coverage_data");
     if (this.on && !data.states) this.model.send({ kind: "coverage" });
     this.draw();
   }
@@ -40,7 +42,7 @@ export class CoverageLayer {
     for (const [a, title] of this.tips) a.setAttribute("xlink:title", title);
     this.tips.clear();
     this.marked = [];
-    const data = this.model.get("coverage_data") || {};
+    const data = this.model.get("coverage_data");
     const svg = this.graph.svg;
     if (svg) svg.classList.toggle("ae-coverage", this.on && !!data.states);
     if (!this.on || !data.states) {
@@ -69,7 +71,7 @@ export class CoverageLayer {
       for (const el of this.graph.edges.get(id) || []) mark(el, (data.transitionLevels || {})[id] || 0, count, count === 0, "taken");
     }
     const never = data.neverTaken || [];
-    const labels = (this.model.get("graph") || {}).labels || {};
+    const labels = (this.model.get("graph")).labels || {};
     const taken = (data.totalTransitions || 0) - never.length;
     this.legend.hidden = false;
     replace(

@@ -1,3 +1,4 @@
+// @ts-check
 // The notices above and below the chart: verification chip, divergence banner, machine comparison,
 // branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
 // traitlet's payload into its element, as text.
@@ -5,6 +6,7 @@
 import { formatNumber, h, replace, shortHash } from "./dom.js";
 
 /** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
+/** @param {HTMLElement} status @param {import("./protocol").Traits["verification"]} v */
 export function drawStatusChip(status, v) {
   status.className = "ae-chip";
   status.title = "";
@@ -29,10 +31,11 @@ export function drawStatusChip(status, v) {
 }
 
 /** The red banner: first divergent index, its event, recorded vs replayed hash, how many more, a jump. */
+/** @param {HTMLElement} banner @param {import("./protocol").Traits["verification"]} v @param {(i: number) => void} setIndex */
 export function drawBanner(banner, v, setIndex) {
   banner.hidden = v.status !== "diverged";
   if (v.status !== "diverged") return;
-  const d = v.detail || {};
+  const d = v.detail || /** @type {Partial<import("./protocol").DivergenceDetail>} */ ({});
   const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
   const more = Math.max(0, (v.count || 0) - 1);
   const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
@@ -46,19 +49,26 @@ export function drawBanner(banner, v, setIndex) {
 }
 
 /** `compare_with`: where the other machine parts from this log, with the state diff there. */
+/** `compare_with`: where the replay parts from the recording machine, both sides named, the diff as
+ * recording → replay (the direction of `compare_machines(recorder, today, entries)` in a notebook).
+ * @param {HTMLElement} panel @param {import("./protocol").MachinesComparison | null | undefined} machines
+ * @param {import("./protocol").Traits["info"]} info @param {(i: number) => void} setIndex */
 export function drawMachines(panel, machines, info, setIndex) {
   panel.hidden = !machines;
   if (!machines) return;
-  const other = info.compareWith ? `machine v${String(info.compareWith).slice(0, 12)}` : "the other machine";
+  const recording = machines.before || `recording (compare_with${info.compareWith ? ` v${String(info.compareWith).slice(0, 12)}` : ""})`;
+  const replay = machines.after || "replay (this machine)";
   if (machines.error) {
-    replace(panel, h("div", { class: "ae-error-text" }, `Could not compare with ${other}: ${machines.error}`));
+    replace(panel, h("div", { class: "ae-error-text" }, `Could not compare the ${recording} with the ${replay}: ${machines.error}`));
   } else if (machines.index === null || machines.index === undefined) {
-    replace(panel, h("div", {}, `Compared with ${other}: it folds this log to the same states at every index.`));
+    replace(panel, h("div", {}, `The ${recording} and the ${replay} fold this log to the same states at every index.`));
   } else {
+    const took = (/** @type {string[] | undefined} */ ids) => (ids && ids.length ? ids.join(", ") : "no transition");
     replace(
       panel,
-      h("div", {}, h("strong", {}, `Compared with ${other}: `), `the machines part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
-      diffList(machines.diff),
+      h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
+      machines.transitionsBefore ? h("div", { class: "ae-muted", "data-testid": "machines-took" }, `there the recording took ${took(machines.transitionsBefore)}; the replay took ${took(machines.transitionsAfter)}`) : null,
+      diffList(machines.diff, ["recording", "replay"]),
     );
   }
 }
@@ -67,21 +77,24 @@ function cap(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-export function diffList(diff) {
+/** A state diff, one change per row: path, the first side's value → the second's (`sides` labels them). */
+export function diffList(diff, sides = null) {
   return h(
     "ul",
-    { class: "ae-diff" },
+    { class: "ae-diff", "data-testid": "diff" },
+    sides ? h("li", { class: "ae-diff-head ae-muted" }, "path: ", h("span", { class: "ae-before" }, sides[0]), " → ", h("span", { class: "ae-after" }, sides[1])) : null,
     (diff || []).slice(0, 30).map((c) => h("li", {}, h("code", {}, Array.isArray(c.path) ? c.path.join(".") : String(c.path)), " ", h("span", { class: "ae-before" }, JSON.stringify(c.before) ?? "—"), " → ", h("span", { class: "ae-after" }, JSON.stringify(c.after) ?? "—"))),
   );
 }
 
 /** `explorer.compare(branch)`: both timelines as lanes, the fork and the first difference marked. */
+/** @param {HTMLElement} panel @param {import("./protocol").Traits["comparison"]} c @param {number} length @param {(i: number) => void} setIndex */
 export function drawComparison(panel, c, length, setIndex) {
   panel.hidden = !Object.keys(c).length;
   if (panel.hidden) return;
   const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
   // Names of the two lines (the one on view, the one compared) when Python sent them; else the generic words.
-  const nameA = c.lineName && c.lineName !== "run" ? c.lineName : "this run";
+  const nameA = c.lineName || "this run";
   const nameB = (c.branch && c.branch.name) || "the branch";
   const summary =
     c.index === null || c.index === undefined

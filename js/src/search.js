@@ -1,10 +1,12 @@
+// @ts-check
 // Search panel: a query (substring or regex, optional JSON path, events / context / both) is sent to Python,
 // which searches the whole log and sends back one page of hits (`search_results`); hits are also marked on the
-// slider track (`marks.hits`). Clicking a hit moves the cursor. Hit text is drawn as text.
+// slider track (`search_results.marks`, drawn by track.js). Clicking a hit moves the cursor. Hit text is drawn as text.
 
 import { debounce, formatNumber, h, replace } from "./dom.js";
 
 export class SearchPanel {
+  /** @param {import("./protocol").Model} model @param {any} setIndex */
   constructor(model, setIndex) {
     this.model = model;
     this.setIndex = setIndex;
@@ -39,15 +41,16 @@ export class SearchPanel {
   }
 
   page(direction) {
-    const r = this.model.get("search_results") || {};
+    const r = this.model.get("search_results");
     const offset = (r.offset || 0) + direction * (r.limit || 50);
     if (offset < 0 || offset >= (r.total || 0)) return;
     this.model.send({ kind: "search-page", offset });
   }
 
+  /** @param {import("./protocol").Traits["search_results"]} results @param {number} index */
   draw(results, index) {
-    const r = results || {};
-    const q = r.query || {};
+    const r = results;
+    const q = r.query || /** @type {Partial<import("./protocol").SearchQueryView>} */ ({});
     // A search run from Python (ex.search(...)) shows its query in the inputs.
     if (q.text !== undefined && document.activeElement !== this.text && document.activeElement !== this.path) {
       this.text.value = q.text || "";

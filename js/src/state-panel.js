@@ -1,3 +1,4 @@
+// @ts-check
 // The state panel: the frame Python built for the cursor, drawn as text (value, event, context tree with
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
@@ -35,7 +36,26 @@ function formatDelay(ms) {
   return `${formatNumber(ms)} ms`;
 }
 
+/**
+ * At a divergent index: what the recording did beside what the replay does, each side labelled (the chart draws
+ * the same two highlights, with a legend).
+ * @param {import("./protocol").Traits["frame"]} f @param {HTMLElement} hashChip
+ */
+function bothSides(f, hashChip) {
+  const r = f.recording;
+  const recorded = r.source === "recorder" ? r.valueText ?? "" : r.active.length ? r.active[r.active.length - 1].split(".").pop() : "unknown";
+  return h(
+    "div",
+    { class: "ae-section ae-sides", "data-testid": "both-sides" },
+    h("div", { class: "ae-section-label" }, "value: the recording and the replay part here ", hashChip),
+    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
+    h("div", { class: "ae-side replay", "data-testid": "side-replay" }, h("span", { class: "ae-side-label" }, "replay"), h("span", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null),
+    h("div", { class: "ae-muted ae-side-why", "data-testid": "side-why" }, r.source === "recorder" ? `Recording: ${r.reason}.` : `Recording (inferred): ${r.reason}.`),
+  );
+}
+
 export class StatePanel {
+  /** @param {import("./protocol").Model} model */
   constructor(model) {
     this.model = model;
     this.jump = (k) => {
@@ -48,12 +68,13 @@ export class StatePanel {
   }
 
   /** Draw frame `f` (at cursor `i`); `labels` maps transition ids to their chart labels. */
+  /** @param {import("./protocol").Traits["frame"]} f @param {number} i @param {Record<string, string>} labels */
   draw(f, i, labels) {
     const model = this.model;
     const folded = this.folded;
     const stateBody = this.body;
-    if (f.empty) {
-      replace(stateBody, h("div", { class: "ae-muted" }, "empty log"));
+    if (f.index === undefined) {
+      replace(stateBody, h("div", { class: "ae-muted" }, "nothing to show yet"));
       return false;
     }
     if (f.pending) {
@@ -66,14 +87,21 @@ export class StatePanel {
       );
       return false;
     }
-    const entry = f.entry || {};
-    const hash = f.hash || {};
+    const entry = f.entry || /** @type {Partial<import("./protocol").EntryView>} */ ({});
+    const hash = f.hash || /** @type {Partial<import("./protocol").HashCheck>} */ ({});
     const hashChip = hash.ok === false ? h("span", { class: "ae-chip bad", "data-testid": "hash-status" }, "hash mismatch") : hash.ok ? h("span", { class: "ae-chip ok", "data-testid": "hash-status" }, "hash ok") : h("span", { class: "ae-chip", "data-testid": "hash-status" }, "no hash");
     const blocks = [];
-    // `error` is a message when the frame could not be built, or the machine's own error once status is "error".
-    if (f.error) blocks.push(h("div", { class: "ae-error-text", "data-testid": "state-error" }, typeof f.error === "string" ? f.error : `machine error: ${f.error.name ?? "Error"}: ${f.error.message ?? JSON.stringify(f.error)}`));
+    // `error`: the frame could not be built; `machineError`: the machine's own error once its status is "error";
+    // `foldError`: folding this entry raised, so the state shown is the one before it.
+    if (f.error) blocks.push(h("div", { class: "ae-error-text", "data-testid": "state-error" }, String(f.error)));
+    if (f.machineError !== undefined) {
+      const e = f.machineError;
+      const text = e && typeof e === "object" ? `${e.name ?? "Error"}: ${e.message ?? JSON.stringify(e)}` : String(e);
+      blocks.push(h("div", { class: "ae-error-text", "data-testid": "state-error" }, `machine error: ${text}`));
+    }
+    if (f.foldError) blocks.push(h("div", { class: "ae-error-text", "data-testid": "fold-error" }, f.foldError));
     blocks.push(
-      section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
+      f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
       section(
         "event",
         h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${entry.recordedAt ?? ""}`)),
@@ -83,9 +111,8 @@ export class StatePanel {
     );
     blocks.push(...pendingSections(f, i, this.jump));
     if ((f.effects || []).length) {
-      blocks.push(section("effects owed (what steps.replay owes here)", h("ul", { class: "ae-list", "data-testid": "effects" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
-    } else if (f.effectsNote) {
-      blocks.push(section("effects owed", h("div", { class: "ae-muted" }, h("button", { class: "ae-btn ae-btn-small", "data-testid": "derive-effects", onclick: () => model.send({ kind: "effects" }) }, "derive"), " ", f.effectsNote)));
+      // What a host resuming here would still have to do (the step path's replay): model calls, tasks, timers.
+      blocks.push(section("still owed", h("ul", { class: "ae-list", "data-testid": "effects", title: "What a host resuming after this entry owes (steps.replay)" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
     }
     blocks.push(section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [], remembered: folded })));
     if (f.output !== undefined) blocks.push(section("output", jsonTree(f.output, { rootPath: ["output"] })));

@@ -50,7 +50,6 @@ export function createStaticModel(data) {
     const text = String(message.text || "");
     if (!text) {
       traits.search_results = {};
-      traits.marks = { ...(traits.marks || {}), hits: [] };
     } else if (message.path) {
       traits.search_results = { query: { text, path: message.path, regex: !!message.regex, scope: message.scope }, total: 0, offset: 0, limit: 50, hits: [], error: "JSON-path search needs the notebook; this static page searches text only" };
     } else {
@@ -74,11 +73,9 @@ export function createStaticModel(data) {
         if (scope !== "events" && context !== undefined && test(JSON.stringify(context))) hits.push({ index: i, where: "context", path: "context", text: "", until: i });
       }
       traits.searchAll = hits;
-      traits.search_results = { query: { text, regex: !!message.regex, scope, path: "" }, total: hits.length, offset: 0, limit: 50, hits: hits.slice(0, 50) };
-      traits.marks = { ...(traits.marks || {}), hits: [...new Set(hits.map((hit) => hit.index))].slice(0, 2000) };
+      traits.search_results = { query: { text, regex: !!message.regex, scope, path: "" }, total: hits.length, offset: 0, limit: 50, hits: hits.slice(0, 50), marks: [...new Set(hits.map((hit) => hit.index))].slice(0, 2000) };
     }
     dirty.add("search_results");
-    dirty.add("marks");
     emit();
   }
 

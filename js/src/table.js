@@ -1,9 +1,11 @@
+// @ts-check
 // The windowed event table: draws the page of rows Python sent (`table` traitlet), asks for other pages and
 // filters with `model.send({kind: "table", ...})`, jumps the cursor when a row is clicked.
 
 import { debounce, formatNumber, h, replace } from "./dom.js";
 
 export class EventTable {
+  /** @param {import("./protocol").Model} model */
   constructor(model) {
     this.model = model;
     this.typeSelect = h("select", { class: "ae-input", "aria-label": "Filter by event type", onchange: () => this.request(0) });
@@ -35,7 +37,7 @@ export class EventTable {
   }
 
   request(offset) {
-    const page = this.model.get("table") || {};
+    const page = this.model.get("table");
     this.model.send({
       kind: "table",
       offset: Math.max(0, offset),
@@ -46,10 +48,11 @@ export class EventTable {
   }
 
   step(direction) {
-    const page = this.model.get("table") || {};
+    const page = this.model.get("table");
     this.request((page.offset || 0) + direction * (page.limit || 100));
   }
 
+  /** @param {import("./protocol").Traits["table_types"]} types */
   drawTypes(types) {
     const current = this.typeSelect.value;
     const options = [h("option", { value: "" }, "all types")];
@@ -58,15 +61,15 @@ export class EventTable {
     this.typeSelect.value = current;
   }
 
+  /** @param {import("./protocol").Traits["table"]} page @param {number} index */
   draw(page, index) {
-    page = page || {};
     const rows = page.rows || [];
     const total = page.total || 0;
     const first = total ? page.offset + 1 : 0;
     this.pageLabel.textContent = `${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}`;
     this.prev.disabled = !page.offset;
     this.next.disabled = page.offset + rows.length >= total;
-    const query = page.query || {};
+    const query = page.query || /** @type {Partial<import("./protocol").TableQuery>} */ ({});
     if (document.activeElement !== this.search && this.search.value !== (query.text || "")) this.search.value = query.text || "";
     if (this.typeSelect.value !== (query.type || "")) this.typeSelect.value = query.type || "";
     replace(

@@ -1,3 +1,4 @@
+// @ts-check
 // Usage: cumulative token/cost totals up to the cursor and a small plot of the run (points from Python,
 // already down-sampled), with a marker at the current index. With the ledger (`usage_ledger`, sent when
 // `ex.usage()` runs or "ledger" is pressed) the plot draws one line per model plus compared branches
@@ -10,6 +11,7 @@ const H = 48;
 const MODEL_CLASSES = 6;
 
 export class UsagePanel {
+  /** @param {import("./protocol").Model} model */
   constructor(model) {
     this.model = model;
     this.totals = h("div", { class: "ae-kv" });
@@ -24,12 +26,14 @@ export class UsagePanel {
     this.index = null;
   }
 
+  /** @param {import("./protocol").Traits["usage_series"]} series @param {number} length */
   drawSeries(series, length) {
     this.series = series || [];
     this.length = Math.max(1, length || 1);
     this.redrawPlot(this.index);
   }
 
+  /** @param {import("./protocol").Traits["usage_ledger"]} ledger */
   drawLedger(ledger) {
     this.ledger = ledger && ledger.series ? ledger : null;
     this.redrawPlot(this.index);
@@ -84,6 +88,7 @@ export class UsagePanel {
     replace(this.plot, svg);
   }
 
+  /** @param {Record<string, any> | null | undefined} usage @param {number} index */
   draw(usage, index) {
     this.index = index;
     if (usage === null || usage === undefined) {

@@ -144,13 +144,13 @@ def test_the_lineage_beside_the_slider(nb: NotebookPage, tmp_path: Path) -> None
     assert out.split() == ["fork-2", "fork-1"]
     lines = root.get_by_test_id("lineage")
     expect(lines.locator(".ae-line-row")).to_have_count(3)
-    assert lines.locator(".ae-line-label").all_text_contents() == ["run", "fork-1", "fork-2"]
+    assert lines.locator(".ae-line-label").all_text_contents() == ["recording", "fork-1", "fork-2"]
     expect(lines.get_by_test_id("line-fork-2").locator(".ae-line-fork")).to_have_count(1)
     lines.screenshot(path=str(tmp_path / "lineage.png"))
     # clicking a row views that line: back to the recording, then to the fork of the fork
-    lines.get_by_test_id("line-run").click()
+    lines.get_by_test_id("line-recording").click()
     expect_at(root, 11, "resolved")
-    expect(lines.get_by_test_id("line-run")).to_have_attribute("aria-current", "true")
+    expect(lines.get_by_test_id("line-recording")).to_have_attribute("aria-current", "true")
     lines.get_by_test_id("line-fork-2").click()
     expect_at(root, 10, "replying")
     expect(root.locator(".ae-chip.status-error")).to_have_count(1)  # no onError: the machine stopped
@@ -162,7 +162,7 @@ def test_the_lineage_beside_the_slider(nb: NotebookPage, tmp_path: Path) -> None
     # any two lines diff: the line on view against the recording, the events each has where they part
     assert nb.kernel("print(support.compare(support.branches().root).index)").strip() == "8"
     expect(root.get_by_test_id("compare-events")).to_have_text(
-        "at index 8: fork-2 has APPROVE, run has APPROVE"
+        "at index 8: fork-2 has APPROVE, recording has APPROVE"
     )
     expect(root.get_by_test_id("compare")).to_contain_text("approver")
 

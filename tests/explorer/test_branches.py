@@ -4,6 +4,7 @@ and the validated path for what-if completions and timer firings."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +18,9 @@ from agent_explorer import (
     run_agent,
     verify_log,
 )
+from agent_explorer.engine import algorithm
 from agent_explorer.errors import AgentError, AgentInvalidEventPayloadError
-from agent_explorer.eventlog import timeline as timeline_module
+from agent_explorer.eventlog.verification import Verifier
 from agent_explorer.explorer import Explorer
 from agent_explorer.runtime import parse_agent_event
 from agent_explorer.samples import support_agent
@@ -41,20 +43,28 @@ def test_forks_of_forks_form_a_lineage(machine: Any, entries: list[dict[str, Any
     lineage = ex.branches()
     assert lineage == [first, second] and lineage.root is ex.line and lineage.root.parent is None
     assert (first.parent, first.forked_at, second.parent, second.forked_at) == (lineage.root, 5, first, 6)
-    assert [b.name for b in lineage.lines()] == ["run", "fork-1", "fork-2"]
+    assert [b.name for b in lineage.lines()] == ["recording", "fork-1", "fork-2"]
     assert second.lineage() == [lineage.root, first, second]
     table = lineage.to_pandas()
     assert table.to_dict("records")[1:] == [
-        {"name": "fork-1", "parent": "run", "forked_at": 5, "length": 6, "appended": 1, "thread_id": None,
+        {"name": "fork-1", "parent": "recording", "forked_at": 5, "length": 6, "appended": 1, "thread_id": None,
          "parent_thread_id": None},
         {"name": "fork-2", "parent": "fork-1", "forked_at": 6, "length": 7, "appended": 1, "thread_id": None,
          "parent_thread_id": None},
     ]
     # drawn beside the slider: one node per line with its parent and cut, the line on view marked
-    assert ex.lineage["current"] == "run"
+    assert ex.lineage["current"] == "recording"
     assert [(n["id"], n["parent"], n["forkedAt"]) for n in ex.lineage["nodes"]] == [
-        ("run", None, None), ("fork-1", "run", 5), ("fork-2", "fork-1", 6)
+        ("recording", None, None), ("fork-1", "recording", 5), ("fork-2", "fork-1", 6)
     ]
+    # one naming scheme everywhere: the header names the line on view the same way
+    ex.checkout(second)
+    assert ex.info["line"] == "fork-2" and ex.lineage["current"] == "fork-2"
+    named = ex.fork(at=3, name="rejected")
+    assert named.name == "rejected" and "rejected" in [n["id"] for n in ex.lineage["nodes"]]
+    with pytest.raises(AgentError):
+        ex.fork(at=3, name="rejected")  # names are unique in a lineage
+    ex.checkout()
     assert "fork-2: 7 entries forked at 6 from fork-1" in repr(lineage)
     assert len(ex) == 9 and verify_log(machine, second.entries).ok, "the recording is untouched"
 
@@ -83,14 +93,17 @@ def test_a_fork_refolds_nothing(machine: Any, monkeypatch: pytest.MonkeyPatch) -
     log = record(machine, long_events(4000))
     ex = Explorer(machine, log)
     calls: list[int] = []
-    real = timeline_module.transition
-    monkeypatch.setattr(timeline_module, "transition", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = algorithm.macrostep
+    counting = lambda *a, **k: calls.append(1) or real(*a, **k)  # noqa: E731 - every engine transition
+    monkeypatch.setattr(algorithm, "macrostep", counting)
+    monkeypatch.setattr(importlib.import_module("agent_explorer.engine.transition"), "macrostep", counting)
     branch = ex.fork(at=3500)
-    every = ex._source.checkpoint_every  # type: ignore[attr-defined]
+    timeline = ex.line.timeline
+    every = timeline.checkpoint_every
     assert len(calls) <= every, f"forking at 3,500 folded {len(calls)} entries"
-    assert branch.source.persisted_at(3499) == ex._source.persisted_at(3499)
+    assert branch.timeline.persisted_at(3499) == timeline.persisted_at(3499)
     grand = branch.fork(at=3000)
-    assert grand.source.persisted_at(2999) == ex._source.persisted_at(2999)
+    assert grand.timeline.persisted_at(2999) == timeline.persisted_at(2999)
 
 
 async def test_forks_reuse_recorded_completions_and_execute_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -114,13 +127,14 @@ async def test_forks_reuse_recorded_completions_and_execute_nothing(monkeypatch:
 
     def explore() -> None:
         ex = Explorer.from_store(store, "t", support_agent)
-        branch = ex.fork(at=3, new_thread_id="t-what-if")  # classify done, draft in flight
+        branch = ex.fork(at=3)  # classify done, draft in flight
         done = branch.append({"type": "xstate.done.actor.draft", "output": {"text": "What-if draft"}})
         assert done.value == "deciding" and done.entry["causationId"] == "draft#1"
         fork_of_fork = branch.fork()
         fork_of_fork.append({"type": "OFFER_REFUND"})
         assert fork_of_fork.snapshot.value == "awaitingApproval"
         assert branch.parent_thread_id == "t" and fork_of_fork.parent is branch
+        assert branch.save(thread_id="t-what-if") == "t-what-if"
 
     await asyncio.to_thread(explore)
     assert len(model.calls) == calls and tool_calls == [], "nothing was re-executed"
@@ -195,7 +209,7 @@ def test_checkout_views_a_branch_and_back(machine: Any, entries: list[dict[str, 
     assert ex.frame["valueText"] == "idle" and ex.frame["entry"]["type"] == "CANCEL"
     assert ex.verification["status"] == "ok" and ex.lineage["current"] == "fork-1"
     assert ex.table["total"] == 6
-    ex._on_message(ex, {"kind": "checkout", "branch": "run"}, [])
+    ex._on_message(ex, {"kind": "checkout", "branch": "recording"}, [])
     assert ex.line is ex.branches().root and len(ex) == 9 and ex.index == 8
     with pytest.raises(AgentError):
         ex.checkout(Explorer(machine, entries).fork(at=2))
@@ -243,21 +257,27 @@ def test_threads_forked_in_the_store_take_their_place_in_the_lineage(kind: str, 
         ex = Explorer.from_store(store, t + "clean", support_agent)
         found = [b for b in ex.find_forks(limit=100_000) if b.name.startswith(t)]
         assert [(b.name, b.parent.name if b.parent else None, b.forked_at, len(b)) for b in found] == [
-            (t + "whatif", "run", 8, 16),
+            (t + "whatif", "recording", 8, 16),
             (t + "whatif-short", t + "whatif", 12, 12),
         ], "the unrelated thread is left out; the fork of the fork hangs under its parent"
         whatif_line = found[0]
         d = ex.line.diff(whatif_line)
         assert d.index == 8 and d.event_b is not None and d.event_b["type"] == "REJECT"
-        assert whatif_line.source.persisted_at(15) == Explorer(support_agent, whatif)._source.persisted_at(15)
+        assert whatif_line.timeline.persisted_at(15) == Explorer(support_agent, whatif).line.timeline.persisted_at(15)
         assert ex.add_thread(t + "whatif") is whatif_line, "adopting twice gives the same line"
         with pytest.raises(AgentError) as caught:
             ex.add_thread(t + "other")
         assert caught.value.code == "invalid-fork" and "not a fork of this run" in caught.value.message
-        # a fork of an adopted line goes through store.fork as well, and grows there
-        grand = whatif_line.fork(at=9, new_thread_id=t + "whatif-9")
+        # a fork of an adopted line grows in memory; saved, it is a thread that takes its place again
+        threads = asyncio.run(store.list_threads(limit=1000))
+        grand = whatif_line.fork(at=9)
         grand.append({"type": "xstate.done.actor.draft", "output": {"text": "Shorter draft"}})
-        assert grand.parent is whatif_line and asyncio.run(store.length(t + "whatif-9")) == 10
+        assert grand.parent is whatif_line and asyncio.run(store.list_threads(limit=1000)) == threads
+        assert grand.save(thread_id=t + "whatif-9") == t + "whatif-9"
+        assert asyncio.run(store.length(t + "whatif-9")) == 10
+        again = Explorer.from_store(store, t + "clean", support_agent)
+        adopted = [b for b in again.find_forks(limit=100_000) if b.name == t + "whatif-9"]
+        assert [(b.parent.name if b.parent else None, b.forked_at) for b in adopted] == [(t + "whatif", 9)]
     finally:
         close = getattr(store, "aclose", None)
         if close is not None:
@@ -288,6 +308,6 @@ def test_coming_back_to_the_recording_keeps_its_report(
     branch = ex.fork(at=3)
     ex.checkout(branch)
     assert ex.verification["status"] == "ok"
-    monkeypatch.setattr(ex, "_verify", lambda *a: pytest.fail("the recording was verified again"))
+    monkeypatch.setattr(Verifier, "check", lambda *a: pytest.fail("the recording was verified again"))
     ex.checkout()
     assert ex.verification["status"] == "diverged" and ex.verification["first"] == 4

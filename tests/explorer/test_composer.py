@@ -24,7 +24,7 @@ def ex() -> Explorer:
 
 def by_type(ex: Explorer, index: int) -> dict[str, Any]:
     line = ex.line
-    return {c.type: c for c in choices_at(support_agent, line.source.state_at(index), line.pending_index.at(index))}
+    return {c.type: c for c in choices_at(support_agent, line.timeline.state_at(index), line.pending(index))}
 
 
 def test_waiting_for_approval_offers_the_reviewer_events_and_the_timer(ex: Explorer) -> None:
@@ -49,14 +49,14 @@ def test_children_in_flight_get_done_and_error_templates(ex: Explorer) -> None:
     assert done.kind == "done" and done.enabled and done.template["output"] == {"text": ""}
     assert error.kind == "error" and "classify#1" in str(error.note)
     assert not error.enabled and "would stop with status error" in str(error.note), "triaging has no onError"
-    pending = ex.line.pending_index.at(1)
-    stopped = dry_run(support_agent, ex.line.source.state_at(1), pending, error.template)
+    pending = ex.line.pending(1)
+    stopped = dry_run(support_agent, ex.line.timeline.state_at(1), pending, error.template)
     assert stopped["ok"] and not stopped["ignored"] and "status becomes error" in stopped["message"]
     assert "xstate.done.actor.lookupOrder" not in choices and TIMER not in choices
 
 
 def test_dry_run_validates_with_the_schema_and_says_where_it_leads(ex: Explorer) -> None:
-    snapshot, pending = ex.line.source.state_at(7), ex.line.pending_index.at(7)
+    snapshot, pending = ex.line.timeline.state_at(7), ex.line.pending(7)
     refused = dry_run(support_agent, snapshot, pending, {"type": "APPROVE", "approver": ""})
     assert refused["ok"] is False and "approver" in refused["error"] and refused["fields"] == ["approver"]
     ok = dry_run(support_agent, snapshot, pending, {"type": "APPROVE", "approver": "kim"})

@@ -41,7 +41,7 @@ def test_one_file_with_bundle_css_and_a_frame_per_index(
     data = embedded(html, "ae-data")
     assert (data["start"], data["stop"], data["note"]) == (0, 8, None)
     assert [f["index"] for f in data["frames"]] == list(range(9))
-    assert data["frames"][5] == ex._frames.build(5)
+    assert data["frames"][5] == ex.frame_at(5)
     assert [r["index"] for r in data["rows"]] == list(range(9))
     assert (
         data["traits"]["graph"]["dot"] == ex.graph["dot"]
@@ -98,9 +98,9 @@ def test_missing_bundle_is_a_clear_error(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from agent_explorer.explorer import widget
+    from agent_explorer.explorer import export
 
-    monkeypatch.setattr(widget, "STATIC_DIR", tmp_path / "nowhere")
+    monkeypatch.setattr(export, "STATIC_DIR", tmp_path / "nowhere")
     with pytest.raises(AgentError) as caught:
         Explorer(machine, entries).to_html(tmp_path / "x.html")
     assert caught.value.code == "missing-bundle" and "npm" in caught.value.message

@@ -184,16 +184,12 @@ def test_verification_summary_from_a_report() -> None:
 
 
 def test_a_context_too_large_to_draw_says_its_real_size() -> None:
-    from agent_explorer.explorer.frames import CONTEXT_BYTES_CAP, FrameBuilder
+    from agent_explorer import create_machine, init_entry
+    from agent_explorer.explorer import Explorer
+    from agent_explorer.explorer.frames import CONTEXT_BYTES_CAP
 
-    context = {"blob": "x" * (CONTEXT_BYTES_CAP * 3 // 2)}
-    persisted = {"value": "idle", "context": context, "status": "active"}
-    source = SimpleNamespace(
-        state_at=lambda i: SimpleNamespace(value="idle", context=context, status="active", tags=[]),
-        persisted_at=lambda i: persisted,
-        hash_at=lambda i: "h",
-        trace_at=lambda i: [],
-    )
-    frame = FrameBuilder(source, [{"event": {"type": "@agent.init"}}], {"id": "m"}, UsageIndex([])).build(0)  # type: ignore[arg-type]
+    machine = create_machine({"id": "m", "initial": "idle", "context": {"blob": "x" * (CONTEXT_BYTES_CAP * 3 // 2)},
+                              "states": {"idle": {}}})
+    frame = Explorer(machine, [init_entry(machine)]).frame
     assert frame["context"] is None
     assert frame["contextNote"].startswith(f"context is {CONTEXT_BYTES_CAP * 3 // 2 // 1000} kB")

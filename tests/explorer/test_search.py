@@ -52,7 +52,7 @@ def test_event_hits_are_indices_with_where_path_and_text(
         "context.notes[0]",
         8,
     )
-    assert ex.marks["hits"] == [1] and ex.marks["hitRanges"] == [
+    assert ex.search_results["marks"] == [1] and ex.search_results["ranges"] == [
         [1, 8]
     ]  # the context hit is a bar
     ex.index = hits[0]  # a hit is an int: it moves the cursor
@@ -133,7 +133,7 @@ def test_hits_are_paged_to_the_browser_and_marked_on_the_track(machine: Any) -> 
     hits = ex.search("hello", scope="events")
     expected = [i for i, e in enumerate(log) if e["event"].get("text") == "hello"]
     assert hits == expected and ex.search_results["total"] == len(expected) == 40
-    assert ex.marks["hits"] == [int(h) for h in hits]
+    assert ex.search_results["marks"] == [int(h) for h in hits]
     assert (
         len(ex.search_results["hits"]) == 40 <= PAGE
         and ex.search_results["offset"] == 0
@@ -163,7 +163,7 @@ def test_hits_are_paged_to_the_browser_and_marked_on_the_track(machine: Any) -> 
     ex._on_message(ex, {"kind": "search", "text": "(", "regex": True}, [])
     assert "not a valid regular expression" in ex.search_results["error"]
     ex._on_message(ex, {"kind": "search", "text": ""}, [])
-    assert ex.marks["hits"] == [] and ex.search_results == {}
+    assert ex.search_results == {}
 
 
 def test_limit_stops_early(machine: Any) -> None:
@@ -175,18 +175,20 @@ def test_limit_stops_early(machine: Any) -> None:
 def test_long_logs_are_searched_off_the_kernel_thread_and_the_newest_query_wins(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_explorer.explorer import search
+    from agent_explorer.explorer.panels import search
 
     monkeypatch.setattr(search, "BACKGROUND_OVER", 100)
     log = record(machine, long_events(10_000))
     ex = Explorer(machine, log)
     ex._on_message(ex, {"kind": "search", "text": "hello", "scope": "both"}, [])
-    first = ex._search_thread
+    first = ex._search.worker
+    assert first is not None
     assert (
         ex.search_results.get("pending") or ex.search_results.get("total") is not None
     )
     ex._on_message(ex, {"kind": "search", "text": "TICK", "scope": "events"}, [])
-    second = ex._search_thread
+    second = ex._search.worker
+    assert second is not None
     first.join(60)
     second.join(60)
     assert first is not second and not second.is_alive()

@@ -25,8 +25,8 @@ def test_rows_carry_the_state_the_machine_was_in_and_running_totals(
     assert list(frame["index"]) == [3, 6] and list(frame["model"]) == ["small", "large"]
     # At 3 the draft is being written; at 6 it is in review (DONE at 5 moved it).
     assert list(frame["state"]) == [
-        value_text(ex._source.state_at(3).value),
-        value_text(ex._source.state_at(6).value),
+        value_text(ex.line.timeline.state_at(3).value),
+        value_text(ex.line.timeline.state_at(6).value),
     ]
     assert "writing" in frame["state"][0] and "review" in frame["state"][1]
     assert list(frame["cumulativeTokens"]) == [40, 160]

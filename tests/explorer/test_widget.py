@@ -16,27 +16,16 @@ from agent_explorer.errors import (
     AgentInvalidEventPayloadError,
     AgentMachineVersionMismatchError,
 )
-from agent_explorer.explorer import Explorer, widget
-from agent_explorer.explorer.verification import VerificationSummary
+from agent_explorer.explorer import Explorer, bundle, frames, widget
+from agent_explorer.explorer.panels import verification as verification_panel
+from agent_explorer.explorer.protocol import TRAITS
 
 
 def synced_state(ex: Explorer) -> dict[str, Any]:
-    """What the browser receives: every synced trait must be plain JSON."""
-    names = (
-        "index",
-        "length",
-        "info",
-        "graph",
-        "frame",
-        "table",
-        "table_types",
-        "verification",
-        "comparison",
-        "usage_series",
-        "marks",
-    )
-    assert set(names) <= set(ex.keys)
-    state = {name: getattr(ex, name) for name in names}
+    """What the browser receives: every synced trait of the protocol, and each must be plain JSON."""
+    names = set(TRAITS)
+    assert names <= set(ex.keys)
+    state = {name: getattr(ex, name) for name in sorted(names)}
     return json.loads(json.dumps(state, allow_nan=False))
 
 
@@ -139,9 +128,9 @@ def test_table_window_follows_the_cursor_and_answers_page_requests(
         [],
     )
     assert [r["index"] for r in ex.table["rows"]] == [1]
-    assert ex.marks["hits"] == [1]  # the filter's hits are marked on the slider track
+    assert ex.table["marks"] == [1]  # the filter's hits are marked on the slider track
     ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 50}, [])
-    assert ex.marks["hits"] == [] and ex.table["total"] == 9
+    assert ex.table["marks"] == [] and ex.table["total"] == 9
     ex._on_message(
         ex, {"kind": "table", "offset": 0, "limit": 50, "text": "onerror"}, []
     )
@@ -181,7 +170,9 @@ def test_compare_with_an_other_machine_shows_where_they_part(
     machines = ex.verification["machines"]
     assert machines["index"] == 1
     assert {tuple(c["path"]) for c in machines["diff"]} == {("context", "n")}
-    assert machines["diff"][0]["before"] == 1 and machines["diff"][0]["after"] == 2
+    # in the notebook's direction, compare_machines(recorder, today): before is the recording's, after the replay's
+    assert machines["diff"][0]["before"] == 2 and machines["diff"][0]["after"] == 1
+    assert machines["before"].startswith("recording") and machines["after"].startswith("replay")
 
 
 def test_background_verification_lands_later(
@@ -207,12 +198,11 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
     ex.index = 399  # answered at once, or (fold still behind) as a pending frame delivered later
     assert ex.frame["index"] == 399
     assert ex.wait_verified(timeout=60)["status"] == "ok"
-    assert ex._source.built == len(log)  # type: ignore[attr-defined]
+    assert ex.line.timeline.built == len(log)
+    assert ex.verification["checked"] == len(log)  # the one background fold verified every entry
     assert "pending" not in ex.frame and ex.frame["hash"]["ok"] is True
-    # owed effects come from the checkpointed pending index at any index (tests/explorer/test_pending.py)
-    assert ex.frame["effects"] == ex.effects(at=399) and ex.frame["effectsNote"] is None
-    ex._on_message(ex, {"kind": "effects"}, [])
-    assert ex.frame["effects"] == ex.effects(at=399) and ex.frame["effectsNote"] is None
+    # owed effects come from the same fold's ledger at any index (tests/explorer/test_pending.py)
+    assert ex.frame["effects"] == ex.effects(at=399)
 
 
 def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
@@ -222,7 +212,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
     gate = threading.Event()
-    real_open = widget.open_source
+    real_open = widget.open_line
 
     def gated_open(machine: Any, entries: Any, **options: Any) -> Any:
         timeline = real_open(machine, entries, **options)
@@ -236,7 +226,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
         timeline.build = build
         return timeline
 
-    monkeypatch.setattr(widget, "open_source", gated_open)
+    monkeypatch.setattr(widget, "open_line", gated_open)
     log = record(machine, long_events(300))
     ex = Explorer(machine, log, verify=False)
     ex.index = 290
@@ -266,8 +256,8 @@ async def test_in_a_running_loop_only_the_newest_index_is_built(
 ) -> None:
     ex = Explorer(machine, entries)
     built: list[int] = []
-    real = ex._frames.build
-    monkeypatch.setattr(ex._frames, "build", lambda i: built.append(i) or real(i))
+    real = frames.FrameBuilder.build
+    monkeypatch.setattr(frames.FrameBuilder, "build", lambda self, i: built.append(i) or real(self, i))
     for i in (1, 2, 3, 4, 5):  # a burst of slider messages, applied as ipywidgets applies browser state
         ex.set_state({"index": i})
     assert built == [] and ex.frame["index"] == 0
@@ -288,7 +278,7 @@ def test_fork_append_compare(machine: Any, entries: list[dict[str, Any]]) -> Non
     ex = Explorer(machine, entries)
     branch = ex.fork(at=5)
     assert (
-        len(branch) == 5 and branch.entries == entries[:5] and ex.marks["forks"] == [4]
+        len(branch) == 5 and branch.entries == entries[:5] and ex.lineage["forks"] == [4]
     )
     moved = branch.append({"type": "CANCEL"})
     assert not moved.ignored and moved.value == "idle" and moved.index == 5
@@ -348,15 +338,19 @@ def _load(store: Any, thread: str, entries: list[dict[str, Any]]) -> None:
     asyncio.run(store.append(thread_id=thread, expected_index=0, entries=entries))
 
 
-def test_from_store_and_fork_through_the_store(
+def test_from_store_forks_in_memory_until_saved(
     machine: Any, entries: list[dict[str, Any]]
 ) -> None:
     store = _store()
     _load(store, "t1", entries)
     ex = Explorer.from_store(store, "t1", machine)
     assert len(ex) == 9 and ex.info["threadId"] == "t1"
-    branch = ex.fork(at=3, new_thread_id="t1-what-if")
+    threads = asyncio.run(store.list_threads())
+    branch = ex.fork(at=3, name="what-if")
     branch.append({"type": "CANCEL"})
+    ex.compose({"type": "NOTE", "text": "composed"}, at=1)
+    assert asyncio.run(store.list_threads()) == threads, "exploring never writes to the store"
+    assert branch.save(thread_id="t1-what-if") == "t1-what-if" and branch.thread_id == "t1-what-if"
     stored = asyncio.run(store.read("t1-what-if"))
     assert [e["event"]["type"] for e in stored] == [
         "@agent.init",
@@ -385,12 +379,12 @@ def test_search_marks_hits_and_filters_the_table(
 ) -> None:
     ex = Explorer(machine, entries)
     assert ex.search("NOTE") == [1, 7]
-    assert ex.marks["hits"] == [1, 7] and [r["index"] for r in ex.table["rows"]] == [
+    assert ex.search_results["marks"] == [1, 7] and [r["index"] for r in ex.table["rows"]] == [
         1,
         7,
     ]
     assert ex.search("req-", type="@agent.usage") == [3, 6]
-    assert ex.search("no such text") == [] and ex.marks["hits"] == []
+    assert ex.search("no such text") == [] and ex.search_results["marks"] == []
 
 
 def test_machines_are_compared_even_without_verification(
@@ -425,17 +419,19 @@ def test_a_log_from_another_machine_version(entries: list[dict[str, Any]]) -> No
 def test_background_verification_reports_progress(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    monkeypatch.setattr(widget, "BUILD_CHUNK", 10)
+    moments = iter([0.0, 0.1, 0.7, 0.8, 1.4, 1.5, 2.1, 2.2] + [99.0] * 100)
+    monkeypatch.setattr(verification_panel.time, "monotonic", lambda: next(moments))
     published: list[float] = []
-    ex = Explorer(machine, record(machine, long_events(50)), verify=False)
-    ex.observe(
-        lambda change: published.append(change["new"].get("progress")), "verification"
-    )
-    monkeypatch.setattr(ex, "_progress_at", -1e9)
-    ex._set_verification(VerificationSummary(status="pending"), None)
-    ex._progress(25)
-    assert published[-1] == pytest.approx(25 / 51)
-    ex._progress(30)  # within 0.5 s of the last one: not published
-    assert published[-1] == pytest.approx(25 / 51)
+    log = record(machine, long_events(50))
+    ex = Explorer.__new__(Explorer)
+    ex.observe(lambda change: published.append(change["new"].get("progress")), "verification")
+    Explorer.__init__(ex, machine, log)
+    assert ex.wait_verified(timeout=30)["status"] == "ok"
+    progress = [p for p in published if p is not None]
+    # the chip shows the fold's share at most every 0.5 s: 5 chunks folded, fewer reports, always growing
+    assert progress and len(progress) < 5 and progress == sorted(progress) and all(0 < p <= 1 for p in progress)
 
 
 async def test_from_a_sqlite_store_inside_a_running_loop(
@@ -449,8 +445,10 @@ async def test_from_a_sqlite_store_inside_a_running_loop(
         await store.append(thread_id="s1", expected_index=0, entries=entries)
         ex = Explorer.from_store(store, "s1", machine)
         assert len(ex) == 9 and ex.verification["status"] == "ok"
-        branch = ex.fork(at=3, new_thread_id="s1-b")
+        branch = ex.fork(at=3)
         assert branch.append({"type": "CANCEL"}).value == "idle"
+        assert [t.thread_id for t in await store.list_threads()] == ["s1"]  # nothing written by exploring
+        assert branch.save(thread_id="s1-b") == "s1-b"
         stored = await store.read("s1-b")
         assert [e["event"]["type"] for e in stored][
             -1
@@ -464,14 +462,14 @@ async def test_from_a_sqlite_store_inside_a_running_loop(
 def test_a_missing_bundle_renders_a_clear_message(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Any
 ) -> None:
-    monkeypatch.setattr(widget, "STATIC_DIR", tmp_path)
-    esm = widget._esm()
+    monkeypatch.setattr(bundle, "STATIC_DIR", tmp_path)
+    esm = bundle.esm()
     assert (
         isinstance(esm, str)
         and "npm ci && npm run build" in esm
-        and widget._css() == ""
+        and bundle.css() == ""
     )
-    assert (widget.Path(widget.__file__).parent / "static" / "widget.js").exists(), (
+    assert (bundle.Path(bundle.__file__).parent / "static" / "widget.js").exists(), (
         "build the bundle: npm run build"
     )
 
@@ -481,7 +479,7 @@ def test_a_failing_background_fold_is_reported_not_raised_in_the_thread(
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
-    real_open = widget.open_source
+    real_open = widget.open_line
 
     def broken_open(machine: Any, entries: Any, **options: Any) -> Any:
         timeline = real_open(machine, entries, **options)
@@ -492,7 +490,7 @@ def test_a_failing_background_fold_is_reported_not_raised_in_the_thread(
         timeline.build = build
         return timeline
 
-    monkeypatch.setattr(widget, "open_source", broken_open)
+    monkeypatch.setattr(widget, "open_line", broken_open)
     ex = Explorer(machine, record(machine, long_events(200)))
     payload = ex.wait_verified(timeout=30)
     assert payload["status"] == "error" and "disk on fire" in payload["message"]
@@ -532,7 +530,7 @@ def test_repr_is_one_line(machine: Any, entries: list[dict[str, Any]]) -> None:
     ex.index = 4
     assert (
         repr(ex)
-        == "Explorer(machine='agent' v1, entries=9, index=4, verification='ok')"
+        == "Explorer(machine='agent' v1, entries=9, index=4, line='recording', verification='ok')"
     )
 
 
@@ -563,8 +561,10 @@ async def test_from_a_postgres_store_inside_a_running_loop(
             and ex.verification["status"] == "ok"
             and ex.info["threadId"] == thread
         )
-        branch = ex.fork(at=3, new_thread_id=f"{thread}-b")
+        branch = ex.fork(at=3)
         assert branch.append({"type": "CANCEL"}).value == "idle"
+        assert await store.length(f"{thread}-b") == 0  # in memory until saved
+        branch.save(thread_id=f"{thread}-b")
         assert [e["event"]["type"] for e in await store.read(f"{thread}-b")][
             -1
         ] == "CANCEL"

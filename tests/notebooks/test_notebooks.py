@@ -16,7 +16,13 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-NAMES = ["01_explore_a_run.ipynb", "02_teaching_replay.ipynb", "03_postmortem.ipynb", "04_what_if.ipynb"]
+NAMES = [
+    "01_explore_a_run.ipynb",
+    "02_teaching_replay.ipynb",
+    "03_postmortem.ipynb",
+    "04_what_if.ipynb",
+    "05_record_your_own_agent.ipynb",
+]
 
 
 def _kernel_name() -> str:
@@ -29,7 +35,7 @@ def _kernel_name() -> str:
     return "python3"
 
 
-def test_the_notebooks_are_the_four_named_ones() -> None:
+def test_the_notebooks_are_the_named_ones() -> None:
     assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == NAMES
 
 

@@ -31,8 +31,9 @@ def _append(history: list[Any], item: Any) -> list[Any]:
 def agent_machine(*, clock: Callable[[], float] | None = None, version: str | None = None,
                   approve_window: float = 1_000.0, migrate: Callable[..., Any] | None = None) -> Any:
     """The shared agent machine. `clock` is read by the `withinWindow` guard: the Date.now()
-    hazard of seeds/001, made deterministic by injecting it. `version=None` keeps the structural
-    hash as the machine version, which does not change when only the clock does."""
+    hazard of docs/semantics/event-log.md "Hazards", made deterministic by injecting it.
+    `version=None` keeps the structural hash as the machine version, which does not change when
+    only the clock does."""
     now = clock or (lambda: 0.0)
     config: dict[str, Any] = {
         "id": "agent",

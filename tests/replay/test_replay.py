@@ -165,24 +165,27 @@ def test_a_malformed_entry_is_named_by_index(machine: Any, log: list[dict[str, A
     assert caught.value.index == 6
 
 
-def test_effects_come_from_the_registered_provider(machine: Any, log: list[dict[str, Any]]) -> None:
+def test_effects_come_from_the_owed_function_given(machine: Any, log: list[dict[str, Any]]) -> None:
     seen: list[tuple[Any, ...]] = []
 
-    def provider(m: Any, snapshot: Any, actions: Any, entries: Any) -> list[Any]:
-        seen.append((m, snapshot, list(actions), len(entries)))
-        return [{"kind": "task", "id": child} for child in sorted(snapshot.children)]
+    def owed(m: Any, entries: Any) -> list[Any]:
+        seen.append((m, list(entries)))
+        return [{"kind": "task", "id": "draft"}]
 
-    previous = replay_module._effects_provider
-    replay_module.register_effects_provider(provider)
-    try:
-        result = replay(machine, log[:2])  # ASK: the draft request is owed
-        assert result.effects == [{"kind": "task", "id": "draft"}]
-        ((m, snapshot, actions, length),) = seen
-        assert m is machine and snapshot is result.snapshot and length == 2
-        assert [a.type for a in actions] == [a.type for a in result.actions]
-        assert any(a.type == "xstate.spawnChild" for a in actions)
-    finally:
-        replay_module.register_effects_provider(previous)
+    result = replay(machine, log[:2], owed=owed)  # ASK: the draft request is owed
+    assert seen == []  # derived on first read only
+    assert result.effects == [{"kind": "task", "id": "draft"}]
+    assert result.effects is result.effects  # and once
+    ((m, entries),) = seen
+    assert m is machine and entries == log[:2]
+    # The log layer alone cannot say what is owed, and says so instead of answering [].
+    with pytest.raises(AgentError) as caught:
+        replay(machine, log[:2]).effects  # noqa: B018
+    assert caught.value.code == "no-effect-ledger"
+    # The package's replay is the log layer's fold with the runtime's ledger.
+    import agent_explorer
+
+    assert [e.request_id for e in agent_explorer.replay(machine, log[:2]).effects] == ["draft#1"]
 
 
 def test_replay_never_runs_actors_or_mutates_entries(machine: Any, log: list[dict[str, Any]]) -> None:

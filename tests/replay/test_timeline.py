@@ -171,29 +171,37 @@ def test_fork_shares_checkpoints_and_grows_apart(machine: Any, long_log: list[di
         timeline.fork(0)
 
 
-def test_effects_at_uses_the_provider_with_the_causing_actions(machine: Any) -> None:
-    import importlib
+def test_effects_at_reads_the_ledger_folded_along(machine: Any) -> None:
+    """A ledger given to the Timeline is stepped with every entry of its one fold (the usage entry
+    included: it changes nothing), and effects_at reads the ledger of that index."""
+    from agent_explorer.errors import AgentError
 
-    replay_module = importlib.import_module("agent_explorer.eventlog.replay")
-    seen: list[tuple[Any, list[str], int]] = []
+    seen: list[tuple[int, str | None, bool]] = []
 
-    def provider(m: Any, snapshot: Any, actions: Any, entries: Any) -> list[Any]:
-        seen.append((snapshot.value, [a.type for a in actions], len(entries)))
-        return [{"type": f"owed-{child}"} for child in sorted(snapshot.children)]
+    class Owed:
+        def __init__(self, children: tuple[str, ...] = ()) -> None:
+            self.children = children
+
+        def step(self, step: Any) -> None:
+            seen.append((step.index, step.event_type, step.actions is not None))
+            self.children = tuple(sorted(step.snapshot.children))
+
+        def copy(self) -> Owed:
+            return Owed(self.children)
+
+        def owed(self) -> list[Any]:
+            return [{"type": f"owed-{child}"} for child in self.children]
 
     log = record(machine, [ask("q"), {"type": "@agent.usage", "requestId": "r", "model": "m",
                                       "usage": {"totalTokens": 1}}, drafted("d")])
-    timeline = Timeline(machine, log)
-    previous = replay_module._effects_provider
-    replay_module.register_effects_provider(provider)
-    try:
-        # After the usage entry (2), the owed request is still the draft spawned by the ASK (1).
-        assert timeline.effects_at(2) == [{"type": "owed-draft"}]
-        ((value, action_types, history),) = seen
-        assert value == "thinking" and "xstate.spawnChild" in action_types and history == 3
-        assert timeline.effects_at(3) == []
-    finally:
-        replay_module.register_effects_provider(previous)
+    timeline = Timeline(machine, log, ledger=lambda m, init: Owed(tuple(sorted(init.snapshot.children))))
+    # After the usage entry (2), the owed request is still the draft spawned by the ASK (1).
+    assert timeline.effects_at(2) == [{"type": "owed-draft"}]
+    assert timeline.effects_at(3) == []
+    assert seen[:3] == [(1, "ASK", True), (2, "@agent.usage", False), (3, "xstate.done.actor.draft", True)]
+    with pytest.raises(AgentError) as caught:
+        Timeline(machine, log).effects_at(2)
+    assert caught.value.code == "no-effect-ledger"
 
 
 def test_a_background_build_lets_other_threads_read(machine: Any, long_log: list[dict[str, Any]]) -> None:

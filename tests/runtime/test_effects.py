@@ -1,14 +1,14 @@
-"""get_agent_effects and the step path's replay (seeds/003 "Ordering guarantee", "requestId",
-"Crash recovery and resume") on real engine machines."""
+"""get_agent_effects and the step path's replay (docs/semantics/step-path.md "Ordering",
+"Request ids: site#occurrence", "Crash recovery by replay") on real engine machines."""
 
 from __future__ import annotations
 
 import pytest
 
+from agent_explorer import replay as log_replay
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.errors import AgentLogFormatError
 from agent_explorer.eventlog.entries import create_replay_entry, init_entry
-from agent_explorer.eventlog.replay import replay as log_replay
 from agent_explorer.steps import (
     get_agent_effects,
     replay,

@@ -1,4 +1,4 @@
-"""Write-ahead journaling (seeds/001 "store: write-ahead"): a rejected append stops the run before
+"""Write-ahead journaling (docs/semantics/runtime.md "Write-ahead journaling"): a rejected append stops the run before
 any further call, and two hosts resuming one thread resolve to exactly one winner."""
 
 from __future__ import annotations

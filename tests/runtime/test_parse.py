@@ -1,4 +1,4 @@
-"""parse_agent_event at the wire (seeds/000 "Resume with an event off the wire")."""
+"""parse_agent_event at the wire (docs/semantics/runtime.md "parse_agent_event")."""
 
 from __future__ import annotations
 

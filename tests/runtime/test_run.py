@@ -1,4 +1,4 @@
-"""run_agent against real stores (seeds/000 "Persist the log", "Resume from the log"; seeds/001)."""
+"""run_agent against real stores (docs/semantics/runtime.md "Write-ahead journaling", "Resume from the log")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The step path's loop (seeds/003 "The loop"), written as a host would write it, journals the
+"""The step path's loop (docs/semantics/step-path.md "The host loop"), written as a host would write it, journals the
 same log as run_agent for the same scripted model, clock and ids."""
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.eventlog import iter_log, read_log, replay, state_hash, verify_log
+from agent_explorer import replay
+from agent_explorer.eventlog import iter_log, read_log, state_hash, verify_log
 from agent_explorer.eventlog.machine_ref import import_machine
 from agent_explorer.runtime import run_agent
 from agent_explorer.samples import (

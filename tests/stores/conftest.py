@@ -14,7 +14,7 @@ STATE_HASH = "ab" * 32
 
 
 def make_entry(index: int, *, tag: str = "", id: str | None = None, event: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
-    """One entry in the wire format of API.md §2; index 0 is the `@agent.init` entry."""
+    """One entry in the wire format of docs/api.md §2; index 0 is the `@agent.init` entry."""
     entry: dict[str, Any] = {
         "schemaVersion": 1,
         "id": id if id is not None else f"{tag}e{index}",

@@ -175,7 +175,7 @@ def test_sync_facade_reads_a_file(tmp_path: Path) -> None:
 
 
 async def test_the_api_md_call_shape_with_a_directory(tmp_path: Path) -> None:
-    # API.md writes `assert_event_log_store_conformance(lambda: SqliteEventLogStore(tmp_path))`:
+    # docs/api.md §3 writes `assert_event_log_store_conformance(lambda: SqliteEventLogStore(tmp_path))`:
     # a directory holds the store as events.db.
     from agent_explorer.stores import assert_event_log_store_conformance
 

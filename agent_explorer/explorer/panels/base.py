@@ -1,0 +1,87 @@
+"""What every panel is built from: the shared `View` (the line on view and its indexes) and `Traits`, write
+access to the traitlets a panel owns and to nothing else. Never touches the front end directly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from ..branches import Branch
+from ..table import EventTable
+from ..usage import UsageIndex
+
+__all__ = ["Handler", "Panel", "Traits", "View"]
+
+Handler = Callable[[Mapping[str, Any]], None]
+
+
+class Traits:
+    """The traitlets one panel owns, on one widget: `traits.set("table", page)`, `traits.get("table")`.
+
+    Writing a name the panel does not own raises, so two panels can never fight over a traitlet."""
+
+    __slots__ = ("_names", "_widget")
+
+    def __init__(self, widget: Any, names: tuple[str, ...]) -> None:
+        self._widget = widget
+        self._names = frozenset(names)
+
+    def set(self, name: str, value: Any) -> None:
+        if name not in self._names:
+            raise AttributeError(f"this panel does not own the traitlet {name!r} (it owns {sorted(self._names)})")
+        setattr(self._widget, name, value)
+
+    def get(self, name: str) -> Any:
+        if name not in self._names:
+            raise AttributeError(f"this panel does not own the traitlet {name!r} (it owns {sorted(self._names)})")
+        return getattr(self._widget, name)
+
+    def hold(self) -> Any:
+        """Batch several writes into one comm message (ipywidgets' `hold_sync`)."""
+        return self._widget.hold_sync()
+
+
+class View:
+    """The line on view and what every panel reads of it: the line (recording or branch), its usage index and
+    event table. `show(line)` switches the line and tells every listener, in the order they subscribed."""
+
+    def __init__(self, machine: Any, root: Branch, usage: UsageIndex | None, *, page_size: int = 100) -> None:
+        self.machine = machine
+        self.definition: Mapping[str, Any] = machine.definition
+        self.root = root
+        self.line = root
+        self.usage = usage  # None while a long log's background thread builds it
+        self.table = EventTable(root.entries)
+        self.page_size = page_size
+        self._line_listeners: list[Callable[[Branch], None]] = []
+
+    @property
+    def entries(self) -> list[Mapping[str, Any]]:
+        return self.line.entries
+
+    def lines(self) -> list[Branch]:
+        return [self.root, *self.root.descendants()]
+
+    def on_line(self, listener: Callable[[Branch], None]) -> None:
+        self._line_listeners.append(listener)
+
+    def show(self, line: Branch) -> None:
+        self.line = line
+        self.usage = UsageIndex(line.entries)
+        self.table = EventTable(line.entries)
+        for listener in self._line_listeners:
+            listener(line)
+
+
+class Panel:
+    """A controller of one part of the widget. Subclasses name their traitlets in `TRAITS` and the message kinds
+    they answer in `handlers()`; they get every dependency through their constructor."""
+
+    TRAITS: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, view: View, traits: Traits) -> None:
+        self.view = view
+        self.traits = traits
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {}

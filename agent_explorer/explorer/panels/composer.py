@@ -1,0 +1,87 @@
+"""The event composer ("What if"): the events the state at the cursor accepts, a dry run, and Send.
+
+Owns `composer` (while open). Send appends to the branch on view at its last index, or forks the line after the
+cursor first, then views the branch on the new entry. All of it in memory: the source log and its store are
+never written (`branch.save()` does that, when the user asks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from ...errors import AgentError
+from ..branches import AppendResult, Branch, validate_event
+from ..composer import composer_payload, dry_run
+from .base import Handler, Panel, Traits, View
+from .lineage import LineagePanel
+
+__all__ = ["ComposerPanel"]
+
+
+class ComposerPanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("composer",)
+
+    def __init__(self, view: View, traits: Traits, *, lineage: LineagePanel, cursor_index: Callable[[], int],
+                 show: Callable[[Branch, int | None], None]) -> None:
+        super().__init__(view, traits)
+        self.lineage = lineage
+        self._cursor = cursor_index
+        self._show = show  # check a line out and put the cursor on an index (the explorer's `checkout`)
+        self.open = False
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"composer": self._on_open, "compose-check": self._on_check, "compose-send": self._on_send}
+
+    def refresh(self, index: int | None = None) -> None:
+        if not self.open:
+            return
+        index = self._cursor() if index is None else index
+        line = self.view.line
+        try:
+            point = line.timeline.point_at(index, traced=False)
+            self.traits.set("composer", composer_payload(
+                self.view.machine, point.snapshot, line.pending(index), index=index, line=line.name,
+                last=not line.is_root and index == len(line.entries) - 1,
+            ))
+        except Exception as error:  # noqa: BLE001 - the panel says what broke; the explorer stays usable
+            self.traits.set("composer", {"index": index, "error": f"{type(error).__name__}: {error}", "choices": []})
+
+    def compose(self, event: Mapping[str, Any], at: int | None = None) -> AppendResult:
+        at = self._cursor() if at is None else at
+        line = self.view.line
+        # Refused events must not leave an empty fork behind: validate against the state at `at` first.
+        validate_event(self.view.machine, line.timeline.state_at(at), event, line.pending(at))
+        if line.is_root or at != len(line.entries) - 1:
+            line = self.lineage.fork(at + 1)
+        result = line.append(event)
+        self._show(line, result.index)
+        return result
+
+    def _on_open(self, content: Mapping[str, Any]) -> None:
+        self.open = bool(content.get("open", True))
+        self.refresh()
+
+    def _on_check(self, content: Mapping[str, Any]) -> None:
+        index = self._cursor()
+        line = self.view.line
+        event = content.get("event")
+        check = dry_run(self.view.machine, line.timeline.state_at(index), line.pending(index), event)
+        self.traits.set("composer", {**self.traits.get("composer"), "check": {**check, "nonce": content.get("nonce")}})
+
+    def _on_send(self, content: Mapping[str, Any]) -> None:
+        event = content.get("event")
+        nonce = content.get("nonce")
+        try:
+            result = self.compose(event if isinstance(event, Mapping) else {})
+        except AgentError as error:
+            self.traits.set("composer", {**self.traits.get("composer"), "check": {
+                "ok": False, "error": error.message, "fields": list(getattr(error, "fields", None) or []),
+                "nonce": nonce}})
+            return
+        # The view moved to the new entry (refresh drew the choices there); say what was sent, and clear the
+        # form's last check so it does not show the previous event's errors.
+        current = {k: v for k, v in self.traits.get("composer").items() if k != "check"}
+        self.traits.set("composer", {**current, "sent": {
+            "index": result.index, "ignored": result.ignored, "message": result.message,
+            "line": self.view.line.name, "nonce": nonce}})

@@ -1,0 +1,42 @@
+"""Coverage: states entered and transitions taken, drawn as a heatmap on the chart.
+
+Owns `coverage_data`. Over the explorer's own lines (the recording and every branch), given logs, or the
+threads of a store; each log is one traced fold. Never writes anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..coverage import Coverage, coverage_of, coverage_of_store
+from .base import Handler, Panel
+
+__all__ = ["CoveragePanel"]
+
+
+class CoveragePanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("coverage_data",)
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"coverage": self._on_coverage}
+
+    def _on_coverage(self, _content: Mapping[str, Any]) -> None:
+        self.coverage()
+
+    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None) -> Coverage:
+        machine = self.view.machine
+        if store is not None:
+            cov = coverage_of_store(store, machine, thread_ids=thread_ids)
+        elif logs is not None:
+            cov = coverage_of(machine, logs)
+        else:
+            # Every line once (the recording and each branch), whichever one is on view.
+            cov = coverage_of(machine, [line.entries for line in self.view.lines()])
+        source = "store" if store is not None else "logs" if logs is not None else "explorer"
+        self.traits.set("coverage_data", {**cov.to_json(), "source": source})
+        return cov
+
+    @property
+    def published(self) -> bool:
+        return bool(self.traits.get("coverage_data"))

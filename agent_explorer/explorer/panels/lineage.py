@@ -1,0 +1,133 @@
+"""The lineage: the recording and its branches beside the slider, which line is on view, and how two lines
+compare.
+
+Owns `lineage` (the tree, and the fork points of the line on view for the track), `comparison` (the last
+`compare`) and `info` (what the header names: machine, version, thread, line). Forks live in memory; nothing
+here writes to a store except `Branch.save`, which the user calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
+
+from ...errors import AgentError
+from ..branches import Branch, BranchComparison, Lineage, adopt_thread
+from ..wire import jsonable
+from .base import Handler, Panel, Traits, View
+
+__all__ = ["LineagePanel"]
+
+
+class LineagePanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("lineage", "comparison", "info")
+
+    def __init__(self, view: View, traits: Traits, *, store: Any, compare_with: Any = None,
+                 show: Callable[[Branch | None], Branch]) -> None:
+        super().__init__(view, traits)
+        self.store = store
+        self._show = show  # check a line out with the cursor on its last entry (the explorer's `checkout`)
+        machine = view.machine
+        traits.set("info", {
+            "machineId": str(getattr(machine, "id", view.definition.get("id"))),
+            "machineVersion": str(getattr(machine, "version", "")),
+            "threadId": view.root.thread_id,
+            "compareWith": str(getattr(compare_with, "version", "")) if compare_with is not None else None,
+            "line": view.root.name,
+        })
+        view.on_line(self._line_changed)
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"checkout": self._on_checkout}
+
+    # -- the tree ----------------------------------------------------------------------------------------
+
+    def fork(self, at: int, name: str | None = None) -> Branch:
+        branch = self.view.line.fork(at, name=name)
+        self.draw()
+        return branch
+
+    def lineage(self) -> Lineage:
+        self.draw()
+        return Lineage(self.view.root, self.view.root.descendants(), self.view.line)
+
+    def draw(self) -> None:
+        root, line = self.view.root, self.view.line
+        forks = root.descendants()
+        if not forks:
+            self.traits.set("lineage", {})
+            return
+        payload: dict[str, Any] = dict(Lineage(root, forks, line).to_json())
+        payload["forks"] = sorted({b.forked_at - 1 for b in forks if b.parent is line})
+        self.traits.set("lineage", payload)
+
+    def checkout(self, branch: Branch | None) -> Branch:
+        line = self.view.root if branch is None else branch
+        if line is not self.view.root and line not in self.view.root.descendants():
+            raise AgentError(f"{line!r} is not a branch of this explorer", code="invalid-argument")
+        self.view.show(line)
+        return line
+
+    def _on_checkout(self, content: Mapping[str, Any]) -> None:
+        name = content.get("branch")
+        found = next((b for b in self.view.lines() if b.name == name), None)
+        if found is not None:
+            self._show(found)
+
+    def _line_changed(self, line: Branch) -> None:
+        self.traits.set("info", {**self.traits.get("info"), "threadId": line.thread_id or self.view.root.thread_id,
+                                 "line": line.name})
+        self.traits.set("comparison", {})
+        self.draw()
+
+    # -- comparing two lines -----------------------------------------------------------------------------
+
+    def compare(self, branch: Branch) -> BranchComparison:
+        line = self.view.line
+        result = line.diff(branch)
+        payload: dict[str, Any] = dict(result.to_json())
+        payload["diff"] = jsonable(payload["diff"][:200])
+        payload["eventA"], payload["eventB"] = jsonable(payload["eventA"]), jsonable(payload["eventB"])
+        payload["lineName"] = line.name
+        payload["branch"] = {
+            "threadId": branch.thread_id,
+            "name": branch.name,
+            "appended": [
+                {"index": r.index, "type": r.entry.get("event", {}).get("type"), "ignored": r.ignored}
+                for r in branch.appended[-50:]
+            ],
+        }
+        self.traits.set("comparison", payload)
+        return result
+
+    # -- threads of the store ----------------------------------------------------------------------------
+
+    def add_thread(self, thread_id: str) -> Branch:
+        if self.store is None:
+            raise AgentError("add_thread needs an explorer opened with Explorer.from_store", code="invalid-argument")
+        entries = list(self.store.sync.read(thread_id))
+        branch = adopt_thread(self.view.root, thread_id, entries) if entries else None
+        if branch is None:
+            raise AgentError(
+                f"thread {thread_id!r} shares no entry with {self.view.root.thread_id!r}: it is not a fork of this run",
+                code="invalid-fork",
+            )
+        self.draw()
+        return branch
+
+    def find_forks(self, limit: int = 1_000) -> list[Branch]:
+        if self.store is None:
+            raise AgentError("find_forks needs an explorer opened with Explorer.from_store", code="invalid-argument")
+        root = self.view.root
+        first = root.entries[0].get("id")
+        known = {b.thread_id for b in [root, *root.descendants()]}
+        found = []
+        sync = self.store.sync
+        for info in sync.list_threads(limit=limit):
+            thread = info.thread_id
+            if thread in known:
+                continue
+            head = sync.read(thread, 0, 1)
+            if head and head[0].get("id") == first:
+                found.append(self.add_thread(thread))
+        return found

@@ -1,0 +1,97 @@
+"""The event table: one page of rows at a time, filtered by type and text, following the cursor.
+
+Owns `table` (the page the browser draws, with the filter's hits for the slider track) and `table_types` (the
+type filter's menu). Python owns the window: when the cursor leaves the page, the page moves with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from ..branches import Branch
+from .base import Handler, Panel, Traits, View
+
+__all__ = ["TablePanel"]
+
+MARKS_CAP = 2_000
+
+
+class TablePanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("table", "table_types")
+
+    def __init__(self, view: View, traits: Traits, *, types: bool = True) -> None:
+        super().__init__(view, traits)
+        self._divergent: frozenset[int] = frozenset()
+        traits.set("table_types", view.table.types() if types else [])
+        self.show_page(0)
+        view.on_line(self._line_changed)
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"table": self._on_page}
+
+    def _on_page(self, content: Mapping[str, Any]) -> None:
+        self.show_page(
+            int(content.get("offset") or 0),
+            int(content.get("limit") or self.view.page_size),
+            str(content.get("type") or "") or None,
+            str(content.get("text") or "") or None,
+        )
+
+    def show_page(self, offset: int, limit: int | None = None, type_filter: str | None = None,
+                  text: str | None = None) -> None:
+        table = self.view.table
+        table.divergent = self._divergent
+        page: dict[str, Any] = dict(table.page(offset, limit or self.view.page_size, type_filter, text))
+        hits = table.matches(type_filter, text)
+        page["marks"] = [] if hits is None else _thin(hits, MARKS_CAP)
+        self.traits.set("table", page)
+
+    def _query(self) -> tuple[str | None, str | None]:
+        query = self.traits.get("table").get("query") or {}
+        return query.get("type") or None, query.get("text") or None
+
+    def follow(self, index: int) -> None:
+        """Keep the cursor's row inside the window (a filter that hides it leaves the page where it is)."""
+        current = self.traits.get("table")
+        type_filter, text = self._query()
+        position = self.view.table.position_of(index, type_filter, text)
+        if position is None:
+            return
+        offset = int(current.get("offset", 0))
+        limit = int(current.get("limit", self.view.page_size))
+        rows = current.get("rows") or []
+        if rows and offset <= position < offset + len(rows):
+            return
+        self.show_page((position // limit) * limit, limit, type_filter, text)
+
+    def refresh(self) -> None:
+        """Redraw the current page (rows changed: divergence flags, new entries)."""
+        current = self.traits.get("table")
+        type_filter, text = self._query()
+        self.show_page(int(current.get("offset", 0)), int(current.get("limit", self.view.page_size)),
+                       type_filter, text)
+
+    def set_divergent(self, indices: Iterable[int]) -> None:
+        self._divergent = frozenset(indices)
+        if self.traits.get("table").get("rows"):
+            self.refresh()
+
+    def types_ready(self) -> None:
+        self.traits.set("table_types", self.view.table.types())
+
+    def filter(self, type_filter: str | None, text: str | None) -> None:
+        """Filter the table (as the search does for a plain text query), from the first page."""
+        self.show_page(0, self.view.page_size, type_filter, text)
+
+    def _line_changed(self, line: Branch) -> None:
+        self._divergent = frozenset()
+        self.traits.set("table_types", self.view.table.types())
+        self.show_page(0)
+
+
+def _thin(indices: list[int], cap: int) -> list[int]:
+    if len(indices) <= cap:
+        return list(indices)
+    step = len(indices) / cap
+    return [indices[int(k * step)] for k in range(cap)]

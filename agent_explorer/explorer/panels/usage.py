@@ -1,0 +1,57 @@
+"""Usage: cumulative tokens (and cost) up to the cursor, plotted over the run, and the per-record ledger.
+
+Owns `usage_series` (the small cumulative plot) and `usage_ledger` (lines per model, compared branches, sums per
+state). Totals at the cursor travel in the frame (the cursor panel reads the view's usage index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from ..branches import Branch
+from ..usage import UsageLedger
+from .base import Handler, Panel, Traits, View
+
+__all__ = ["UsagePanel"]
+
+
+class UsagePanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("usage_series", "usage_ledger")
+
+    def __init__(self, view: View, traits: Traits, *, label: str) -> None:
+        super().__init__(view, traits)
+        self.label = label
+        self.compare_with: Sequence[Branch] = ()
+        self.indexes_ready()
+        view.on_line(self._line_changed)
+
+    def handlers(self) -> Mapping[str, Handler]:
+        return {"usage-ledger": self._on_ledger}
+
+    def _on_ledger(self, _content: Mapping[str, Any]) -> None:
+        # The panel's button: this line beside every branch of the explorer (or those a cell chose to compare).
+        self.ledger(compare=list(self.compare_with) or self.view.root.descendants() or None)
+
+    def indexes_ready(self) -> None:
+        usage = self.view.usage
+        self.traits.set("usage_series", usage.series() if usage is not None else [])
+
+    def ledger(self, at: int | None = None, compare: Any = None) -> UsageLedger:
+        """The ledger of the line on view up to `at` (default: all of it), published with the cumulative lines
+        of the `compare` branches (a branch or a list)."""
+        view = self.view
+        ledger = UsageLedger(view.entries, view.line.timeline.state_at, at=at, index=view.usage, label=self.label)
+        others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
+        branches = []
+        for n, branch in enumerate(others, start=1):
+            label = getattr(branch, "name", None) or getattr(branch, "thread_id", None) or f"branch {n}"
+            other = UsageLedger(branch.entries, branch.timeline.state_at, label=str(label))
+            ledger.compared.append(other)
+            branches.append({"label": other.label, "forkedAt": getattr(branch, "forked_at", None),
+                             "series": other.index.series()})
+        self.traits.set("usage_ledger", {**ledger.to_json(), "at": ledger.at, "branches": branches})
+        return ledger
+
+    def _line_changed(self, line: Branch) -> None:
+        self.indexes_ready()

@@ -1,0 +1,158 @@
+"""Verification: the chip, the divergence banner and the slider's divergent marks, read off the line's one fold.
+
+Owns `verification`. The line's timeline checks every recorded stateHash as it folds (the explorer never runs a
+second verifying fold); this panel publishes what it found, and for a long log drives that fold on a worker
+thread so the widget opens at once ("verifying… n%" until it lands). With `compare_with`, where the two
+machines part is published beside it. Never raises into the kernel: what fails shows in the panel.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from ...eventlog import compare_machines
+from ..branches import Branch
+from ..verification import VerificationSummary
+from ..wire import jsonable
+from .base import Panel, Traits, View
+
+__all__ = ["VerificationPanel"]
+
+PROGRESS_EVERY_S = 0.5
+
+
+class VerificationPanel(Panel):
+    TRAITS: ClassVar[tuple[str, ...]] = ("verification",)
+
+    def __init__(self, view: View, traits: Traits, *, lock: threading.RLock, compare_with: Any = None,
+                 on_summary: Callable[[VerificationSummary], None] | None = None) -> None:
+        super().__init__(view, traits)
+        self._lock = lock
+        self.compare_with = compare_with
+        self._on_summary = on_summary
+        self.summary = VerificationSummary(status="pending")
+        self._machines: dict[str, Any] | None = None
+        self._saved: dict[int, tuple[VerificationSummary, dict[str, Any] | None]] = {}
+        self.worker: threading.Thread | None = None
+        self._progress_at = time.monotonic()
+        view.on_line(self._line_changed)
+
+    # -- publishing ------------------------------------------------------------------------------------
+
+    def publish(self, summary: VerificationSummary, machines: dict[str, Any] | None = None) -> None:
+        with self._lock:
+            self.summary = summary
+            if machines is not None:
+                self._machines = machines
+            payload: dict[str, Any] = dict(summary.to_json())
+            payload["machines"] = self._machines
+            self.traits.set("verification", payload)
+        if self._on_summary is not None:
+            self._on_summary(summary)
+
+    def show_line(self, line: Branch) -> None:
+        """Publish what the line's fold has verified (all of it once built)."""
+        timeline = line.timeline
+        if not timeline.verifies:
+            self.publish(VerificationSummary(status="off"))
+            return
+        try:
+            report = timeline.verification
+        except Exception as error:  # noqa: BLE001 - shown in the panel; the explorer stays usable
+            self.publish(VerificationSummary(status="error", message=f"{type(error).__name__}: {error}"))
+            return
+        if timeline.built < len(timeline):
+            self.publish(VerificationSummary.pending(report, len(timeline)))
+        else:
+            self.publish(VerificationSummary.from_report(report))
+
+    def compare(self) -> None:
+        """Where this machine parts from `compare_with` (the machine that recorded the log) on the recording, in
+        the notebook's direction: `compare_machines(recorder, today, entries)`, so a change's `before` is the
+        recording's side and `after` the replay's."""
+        if self.compare_with is None:
+            return
+        try:
+            result = compare_machines(self.compare_with, self.view.machine, self.view.root.entries)
+            machines: dict[str, Any] = {
+                "index": result.index,
+                "diff": jsonable([c.to_dict() for c in (result.diff or [])][:200]),
+                "before": f"recording ({_name(self.compare_with)}, compare_with)",
+                "after": f"replay ({_name(self.view.machine)}, this explorer's machine)",
+                "transitionsBefore": list(result.transitions_a),
+                "transitionsAfter": list(result.transitions_b),
+            }
+        except Exception as error:  # noqa: BLE001
+            machines = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
+        self.publish(self.summary, machines)
+
+    # -- the background fold -----------------------------------------------------------------------------
+
+    def start_background(self, chunk: int, *, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+                         on_done: Callable[[], None]) -> None:
+        """Fold a long line on a worker thread, `chunk` entries at a time (scrubbing waits at most one chunk):
+        checkpoints, ledger and hashes in the one pass; `on_indexes` once the one-pass indexes (usage, type
+        counts) are built, `on_chunk` after each chunk, `on_done` at the end (also on failure)."""
+        self.publish(VerificationSummary(status="pending" if self.view.root.timeline.verifies else "off"))
+        self.worker = threading.Thread(target=self._background, args=(chunk, on_chunk, on_indexes, on_done),
+                                       name="agent-explorer-fold", daemon=True)
+        self.worker.start()
+
+    def _background(self, chunk: int, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+                    on_done: Callable[[], None]) -> None:
+        """The worker thread's whole job; nothing may escape it (the view reports what failed)."""
+        timeline = self.view.root.timeline
+        try:
+            on_indexes()
+            total = len(timeline)
+            for until in range(chunk, total + chunk, chunk):
+                timeline.build(min(until, len(timeline) - 1))
+                self._progress(timeline.built, total)
+                on_chunk()
+            on_done()
+            if self.view.line is self.view.root:
+                self.show_line(self.view.root)
+            self.compare()
+        except Exception as error:  # noqa: BLE001 - a thread has no caller to raise to
+            on_done()
+            self.publish(VerificationSummary(status="error", message=f"{type(error).__name__}: {error}"))
+
+    def _progress(self, done: int, total: int) -> None:
+        """Publish the fold's progress at most every 0.5 s (the chip shows a percentage)."""
+        now = time.monotonic()
+        if now - self._progress_at < PROGRESS_EVERY_S:
+            return
+        self._progress_at = now
+        with self._lock:
+            current = self.traits.get("verification")
+            if current.get("status") == "pending" and self.view.line is self.view.root:
+                self.traits.set("verification", {**current, "progress": done / max(1, total)})
+
+    def wait(self, timeout: float | None = None) -> dict[str, Any]:
+        """Block until a background fold finished; returns the `verification` payload."""
+        if self.worker is not None:
+            self.worker.join(timeout)
+        return dict(self.traits.get("verification"))
+
+    # -- lines -------------------------------------------------------------------------------------------
+
+    def _line_changed(self, line: Branch) -> None:
+        root = self.view.root
+        if line is not root:
+            # Keep the recording's report (and its machine comparison) for the way back.
+            self._saved.setdefault(id(root), (self.summary, self._machines))
+            self._machines = None
+            self.show_line(line)
+            return
+        saved = self._saved.pop(id(root), None)
+        if saved is not None:
+            self.publish(saved[0], saved[1])
+        else:
+            self.show_line(line)
+
+
+def _name(machine: Any) -> str:
+    return f"{getattr(machine, 'id', 'machine')} v{getattr(machine, 'version', '?')}"

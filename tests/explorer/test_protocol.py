@@ -1,0 +1,76 @@
+"""The widget's wire protocol is typed once (explorer/protocol.py) and checked on both sides.
+
+Python: every synced traitlet is in the protocol and owned by exactly one panel; every message kind is answered by
+exactly one panel. JavaScript: `tsc --checkJs` checks js/src against the declaration file the protocol renders,
+and fails when a field the front end reads is renamed on the Python side.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_explorer.explorer import Explorer
+from agent_explorer.explorer.panels.base import Panel
+from agent_explorer.explorer.protocol import MESSAGES, TRAITS, typescript
+
+JS = Path(__file__).resolve().parents[2] / "js"
+
+
+def test_every_synced_traitlet_is_in_the_protocol_and_owned_by_one_panel(machine: Any, entries: Any) -> None:
+    ex = Explorer(machine, entries)
+    synced = {name for name in ex.trait_names(sync=True) if not name.startswith("_")}
+    synced -= {"layout", "tabbable", "tooltip", "comm", "keys", "log"}  # ipywidgets' own plumbing
+    assert synced == set(TRAITS)
+    owners: dict[str, list[str]] = {}
+    for panel in ex._panels:
+        for name in type(panel).TRAITS:
+            owners.setdefault(name, []).append(type(panel).__name__)
+    assert {name: len(found) for name, found in owners.items()} == dict.fromkeys(TRAITS, 1), owners
+
+
+def test_every_message_kind_has_one_handler(machine: Any, entries: Any) -> None:
+    ex = Explorer(machine, entries)
+    assert set(ex._handlers) == set(MESSAGES)
+    assert all(isinstance(panel, Panel) for panel in ex._panels)
+
+
+def test_a_panel_cannot_write_a_traitlet_it_does_not_own(machine: Any, entries: Any) -> None:
+    ex = Explorer(machine, entries)
+    with pytest.raises(AttributeError, match="does not own"):
+        ex._table.traits.set("frame", {})
+
+
+def test_the_typescript_rendering_is_deterministic_and_complete() -> None:
+    text = typescript()
+    assert text == typescript()
+    for name in ("interface Frame ", "interface TablePage ", "interface Traits ", "type Message ", "interface Model "):
+        assert name in text
+    assert "  valueText?: string;" in text and "  index: number;" in text
+
+
+def _tsc(src: Path) -> subprocess.CompletedProcess[str]:
+    tsc = JS / "node_modules" / ".bin" / "tsc"
+    if not tsc.exists():
+        pytest.skip("js/node_modules is not installed (npm ci in js/)")
+    return subprocess.run([str(tsc), "-p", str(src.parent)], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.node
+def test_the_front_end_type_checks_against_the_protocol(tmp_path: Path) -> None:
+    copy = tmp_path / "js"
+    shutil.copytree(JS / "src", copy / "src")
+    shutil.copy(JS / "tsconfig.json", copy / "tsconfig.json")
+    (copy / "src" / "protocol.d.ts").write_text(typescript(), encoding="utf-8")
+    (copy / "node_modules").symlink_to(JS / "node_modules")
+    ok = _tsc(copy / "src")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    # The check is real: rename a field the state panel reads and the front end no longer type-checks.
+    renamed = typescript().replace("  valueText?: string;", "  valueLabel?: string;")
+    (copy / "src" / "protocol.d.ts").write_text(renamed, encoding="utf-8")
+    broken = _tsc(copy / "src")
+    assert broken.returncode != 0 and "valueText" in broken.stdout, broken.stdout
