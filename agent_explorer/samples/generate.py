@@ -17,6 +17,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..stores.copy import export_thread_jsonl, import_thread_jsonl
+from ..stores.sqlite import SqliteEventLogStore
+from . import long_run
 from .catalog import LONG_RUN_THREAD, LONG_RUN_TICKETS, SAMPLES, jsonl_name
 from .shipped import GOLDEN_FILES, PACKAGE_DIR, checkout_root, shipped_sample_logs_dir, user_home
 
@@ -133,10 +136,6 @@ def _is_current(out: Path, key: str) -> bool:
 async def _generate(out: Path, tickets: int) -> dict[str, Any]:
     """Build the store under a temporary name (short threads from their JSONL text, then the long run), export
     the long run from it, then move both into place."""
-    from ..stores.copy import export_thread_jsonl, import_thread_jsonl
-    from ..stores.sqlite import SqliteEventLogStore
-    from .long_run import long_run_entries
-
     tag = f".tmp-{os.getpid()}"
     temp_store, temp_log = out / f".{STORE_FILE}{tag}", out / f".{LONG_RUN_FILE}{tag}"
     _remove(temp_store, temp_log)
@@ -147,7 +146,8 @@ async def _generate(out: Path, tickets: int) -> dict[str, Any]:
             threads: dict[str, int] = {}
             for sample in SAMPLES:
                 if sample.thread_id == LONG_RUN_THREAD:
-                    threads[sample.thread_id] = await _append_long_run(store, long_run_entries(tickets, sample.thread_id))
+                    entries = long_run.long_run_entries(tickets, sample.thread_id)
+                    threads[sample.thread_id] = await _append_long_run(store, entries)
                 else:
                     threads[sample.thread_id] = await import_thread_jsonl(
                         store, sample.thread_id, out / jsonl_name(sample.thread_id)
@@ -162,9 +162,9 @@ async def _generate(out: Path, tickets: int) -> dict[str, Any]:
         os.replace(temp_log, out / LONG_RUN_FILE)
     finally:
         _remove(temp_store, temp_log)
-    long_run = out / LONG_RUN_FILE
+    written = out / LONG_RUN_FILE
     return {
-        LONG_RUN_FILE: {"entries": threads[LONG_RUN_THREAD], "bytes": long_run.stat().st_size, "sha256": _sha256(long_run)},
+        LONG_RUN_FILE: {"entries": threads[LONG_RUN_THREAD], "bytes": written.stat().st_size, "sha256": _sha256(written)},
         STORE_FILE: {"threads": threads},
     }
 
