@@ -57,6 +57,7 @@ from .eventlog import (
     get_log_execution_id,
     get_usage_from_events,
     init_entry,
+    log_to_pandas,
     read_log,
     state_hash,
     verify_log,
@@ -113,7 +114,7 @@ __all__ = [
     # §2 log
     "init_entry", "create_replay_entry", "replay", "verify_log", "compare_machines", "diff_snapshots",
     "Timeline", "fork_event_log", "get_usage_from_events", "get_log_execution_id", "assert_json_serializable",
-    "assert_agent_log_entry", "state_hash", "read_log", "write_log",
+    "assert_agent_log_entry", "state_hash", "read_log", "write_log", "log_to_pandas",
     # §3 stores
     "create_in_memory_event_log_store", "SqliteEventLogStore", "PostgresEventLogStore",
     "assert_event_log_store_conformance", "open_store",

@@ -2,11 +2,12 @@
 # A throwaway PostgreSQL cluster for tests and benchmarks (never for data you want to keep).
 #   scripts/pg_cluster.sh start DIR   initdb into DIR/data, start on 127.0.0.1 and a free port, print the DSN
 #   scripts/pg_cluster.sh stop DIR    stop it (the caller removes DIR)
+#   scripts/pg_cluster.sh restart DIR stop it and start it again on the same port (fault tests: a server restart)
 # As root it runs the server as the OS user `postgres` (created if missing), since postgres refuses root.
 # Trust authentication, listening on 127.0.0.1 only: local test use, nothing else. Logs: DIR/server.log.
 set -euo pipefail
 
-usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+usage() { echo "usage: $0 start|stop|restart DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
 cmd="$1"; dir="$2"
 
@@ -67,6 +68,13 @@ case "$cmd" in
     PG_CTL="$(find_bin pg_ctl)"
     [ -d "$dir/data" ] || exit 0
     as_owner "$PG_CTL" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+  restart)
+    PG_CTL="$(find_bin pg_ctl)"
+    [ -d "$dir/data" ] || { echo "pg_cluster.sh: no cluster in $dir" >&2; exit 1; }
+    # pg_ctl restart reuses the options of the last start (postmaster.opts): same port, same socket dir.
+    as_owner "$PG_CTL" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >/dev/null 2>&1 \
+      || { echo "pg_cluster.sh: the server did not restart; see $dir/server.log:" >&2; tail -n 20 "$dir/server.log" >&2; exit 1; }
     ;;
   *) usage ;;
 esac

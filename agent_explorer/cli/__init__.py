@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..errors import AgentError
 from . import commands
@@ -38,7 +38,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
     verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
     verify.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    verify.set_defaults(run=commands.verify)
+    verify.add_argument("--follow", action="store_true",
+                        help="STORE_URL#thread: verify entries as they are appended, print each divergence at once; "
+                             "exit when the run ends (0 ok, 1 diverged) or on Ctrl-C (130, or 1 if it diverged)")
+    verify.set_defaults(run=_followable(commands.verify, "verify_follow"))
 
     show = verbs.add_parser("show", help="print a log as a table")
     show.add_argument("log", metavar="LOG")
@@ -46,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--grep", help="only entries whose JSON contains this text")
     show.add_argument("--from", dest="start", type=int, default=0, help="first index to show")
     show.add_argument("--limit", type=int, default=50, help="at most this many rows (0: all)")
-    show.set_defaults(run=commands.show)
+    show.add_argument("--follow", action="store_true",
+                      help="STORE_URL#thread: show the last --limit rows, then each new row as it is appended (Ctrl-C stops)")
+    show.set_defaults(run=_followable(commands.show, "show_follow"))
 
     threads = verbs.add_parser("threads", help="list the threads of a store with their lengths")
     threads.add_argument("--store", required=True, metavar="URL")
@@ -79,6 +84,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_samples_arguments(samples)
     samples.set_defaults(run=samples_command)
     return parser
+
+
+def _followable(verb: Callable[[argparse.Namespace], int], follower: str) -> Callable[[argparse.Namespace], int]:
+    """`--follow` runs the verb's live twin in cli/follow.py (imported only then)."""
+
+    def run(args: argparse.Namespace) -> int:
+        if getattr(args, "follow", False):
+            from . import follow
+
+            return int(getattr(follow, follower)(args))
+        return verb(args)
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:

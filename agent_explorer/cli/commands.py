@@ -89,29 +89,39 @@ def _progress_bar(total: int) -> Any:
 def show(args: argparse.Namespace) -> int:
     entries = load_entries(parse_source(args.log))
     rows = []
-    needle = args.grep
     for entry in entries[args.start:]:
-        event = entry.get("event") or {}
-        event_type = str(event.get("type", ""))
-        if args.event_type:
-            pattern = args.event_type
-            if pattern.endswith("*") and not event_type.startswith(pattern[:-1]):
-                continue
-            if not pattern.endswith("*") and event_type != pattern:
-                continue
-        if needle and needle not in json.dumps(entry, ensure_ascii=False):
+        if not row_matches(entry, args.event_type, args.grep):
             continue
         rows.append(entry)
         if args.limit and len(rows) >= args.limit:
             break
-    print(f"{'index':>7}  {'recorded at':<24}  {'event type':<40}  detail")
+    print(SHOW_HEADER)
     for entry in rows:
-        event = entry.get("event") or {}
-        print(f"{entry.get('index', ''):>7}  {terminal_safe(str(entry.get('recordedAt', '')), 24):<24}  "
-              f"{terminal_safe(str(event.get('type', '')), 40):<40}  {terminal_safe(_detail(entry), 70)}")
+        print(show_row(entry))
     total = len(entries)
     print(f"({len(rows)} shown of {total} entries)")
     return 0
+
+
+SHOW_HEADER = f"{'index':>7}  {'recorded at':<24}  {'event type':<40}  detail"
+
+
+def row_matches(entry: dict[str, Any], event_type: str | None, needle: str | None) -> bool:
+    """`--type` (a trailing * matches a prefix) and `--grep` (text anywhere in the entry's JSON)."""
+    actual = str((entry.get("event") or {}).get("type", ""))
+    if event_type:
+        if event_type.endswith("*") and not actual.startswith(event_type[:-1]):
+            return False
+        if not event_type.endswith("*") and actual != event_type:
+            return False
+    return not needle or needle in json.dumps(entry, ensure_ascii=False)
+
+
+def show_row(entry: dict[str, Any]) -> str:
+    """One line of `show`'s table; every field from the entry is made terminal-safe."""
+    event = entry.get("event") or {}
+    return (f"{entry.get('index', ''):>7}  {terminal_safe(str(entry.get('recordedAt', '')), 24):<24}  "
+            f"{terminal_safe(str(event.get('type', '')), 40):<40}  {terminal_safe(_detail(entry), 70)}")
 
 
 def _detail(entry: dict[str, Any]) -> str:

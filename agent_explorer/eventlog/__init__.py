@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..canonical.jcs import canonical_json, state_hash
 from ..canonical.strict import assert_json_serializable
+from .dataframe import log_to_pandas
 from .diff import Change, MachineComparison, compare_machines, diff_snapshots
 from .entries import (
     INIT_EVENT_TYPE,
@@ -54,6 +55,7 @@ __all__ = [
     "get_usage_from_events",
     "init_entry",
     "iter_log",
+    "log_to_pandas",
     "normalize_error",
     "persist_snapshot",
     "read_log",

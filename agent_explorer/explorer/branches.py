@@ -16,6 +16,7 @@ from typing import Any
 
 from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
+from ..engine.values import value_text
 from ..errors import AgentError, AgentInvalidEventPayloadError
 from ..eventlog import create_replay_entry, diff_snapshots
 from ..eventlog.entries import recorded_state_hash
@@ -24,7 +25,7 @@ from ..eventlog.timeline import Timeline
 from ..runtime import parse_agent_event
 from ..runtime.effects import DONE_PREFIX, EffectLedger, completion_site, to_done_event, to_error_event
 from .pending import AFTER_PREFIX, Pending, pending_at
-from .values import taken_ids, value_text
+from .values import taken_ids
 
 __all__ = [
     "AppendResult",

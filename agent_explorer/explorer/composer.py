@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine import transition_with_trace
+from ..engine.values import value_text
 from ..errors import AgentError
 from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
 from .pending import Pending
-from .values import taken_ids, value_text
+from .values import taken_ids
 from .wire import jsonable
 
 __all__ = ["EventChoice", "FieldSpec", "choices_at", "composer_payload", "dry_run"]

@@ -13,15 +13,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..canonical import state_hash
+from ..engine.values import value_text
 from ..eventlog import diff_snapshots
 from ..eventlog.entries import recorded_state_hash
 from .branches import Branch
 from .graph import active_state_ids
 from .pending import pending_at
+from .prices import Prices
 from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
 from .recording import RecordingView
 from .usage import UsageIndex
-from .values import path_segments, taken_ids, value_text
+from .values import path_segments, taken_ids
 from .wire import jsonable
 
 __all__ = ["CHANGED_PATHS_CAP", "CONTEXT_BYTES_CAP", "EVENT_TEXT_CAP", "FrameBuilder", "entry_view"]
@@ -62,9 +64,10 @@ class FrameBuilder:
     """
 
     def __init__(self, line: Branch, definition: Mapping[str, Any], usage: UsageIndex | None,
-                 recording: RecordingView | None = None) -> None:
+                 recording: RecordingView | None = None, prices: Prices | None = None) -> None:
         self.line = line
         self.definition = definition
+        self.prices = prices
         self.usage = usage  # None until a lazily opened log's background thread has built it
         # The recording's side at divergent indices (the recorded line only: a branch's own entries are what-ifs).
         self.recording = recording
@@ -101,6 +104,8 @@ class FrameBuilder:
         frame["tags"] = sorted(str(t) for t in (getattr(snapshot, "tags", None) or []))
         frame["changed"] = self._changed(index, persisted)
         frame["usage"] = self.usage.totals_at(index) if self.usage is not None else None
+        if self.prices and frame["usage"]:
+            frame["cost"] = self.prices.cost_of_totals(frame["usage"])
         frame["hash"] = self._hash(entry, persisted)
         if self.recording is not None and index in self.divergent:
             try:

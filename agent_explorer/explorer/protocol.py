@@ -96,6 +96,12 @@ class RecordingSideView(TypedDict):
     reproduces: bool | None
 
 
+class CostView(TypedDict):
+    total: float
+    byModel: dict[str, float]
+    unpriced: list[str]  # models with usage but no price (their cost is not in `total`)
+
+
 class PendingFrame(TypedDict):
     """The frame of an index the background fold has not reached yet."""
 
@@ -122,6 +128,7 @@ class Frame(TypedDict):
     tags: NotRequired[list[str]]
     changed: NotRequired[list[list[str | int]]]
     usage: NotRequired[dict[str, JSON] | None]
+    cost: NotRequired[CostView | None]  # with prices: what the usage up to here cost, in USD
     hash: NotRequired[HashCheck]
     context: NotRequired[JSON]
     contextNote: NotRequired[str]
@@ -345,6 +352,14 @@ class ComposerView(TypedDict):
     sent: NotRequired[ComposerSent]
 
 
+class LiveView(TypedDict):
+    following: bool
+    newEntries: int  # entries that arrived past the cursor since it left the tail
+    lastAppendAt: str | None  # when this explorer last saw an append (ISO, UTC)
+    lastRecordedAt: str | None  # the last new entry's own recordedAt
+    error: str | None  # why following stopped
+
+
 TRAITS: dict[str, Any] = {
     "index": int,
     "length": int,
@@ -361,6 +376,7 @@ TRAITS: dict[str, Any] = {
     "usage_ledger": Union[UsageLedgerView, dict[str, None]],  # noqa: UP007
     "lineage": Union[LineageView, dict[str, None]],  # noqa: UP007
     "composer": Union[ComposerView, dict[str, None]],  # noqa: UP007
+    "live": Union[LiveView, dict[str, None]],  # noqa: UP007
 }
 """Every synced traitlet of the Explorer and the type of its value (`{}` where a panel has nothing yet)."""
 
@@ -414,6 +430,15 @@ class ComposeMessage(TypedDict):
     nonce: JSON
 
 
+class FollowMessage(TypedDict):
+    kind: Literal["follow"]
+    on: bool
+
+
+class JumpToTailMessage(TypedDict):
+    kind: Literal["jump-to-tail"]
+
+
 MESSAGES: dict[str, Any] = {
     "table": TableMessage,
     "search": SearchMessage,
@@ -424,6 +449,8 @@ MESSAGES: dict[str, Any] = {
     "composer": ComposerMessage,
     "compose-check": ComposeMessage,
     "compose-send": ComposeMessage,
+    "follow": FollowMessage,
+    "jump-to-tail": JumpToTailMessage,
 }
 """Every message kind the front end may send, and its shape."""
 

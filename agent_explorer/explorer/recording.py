@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..engine.values import value_text
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
 from ..runtime.effects import completion_site
 from .graph import active_state_ids, iter_nodes
 from .protocol import RecordingSideView
-from .values import value_text
 
 __all__ = ["EVIDENCE_HORIZON", "RecordingSide", "RecordingView"]
 

@@ -11,8 +11,9 @@ import bisect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..engine.values import value_text
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
-from .values import value_text
+from .prices import Prices, record_cost
 
 __all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
 
@@ -46,18 +47,26 @@ class UsageIndex:
         self.entries = entries
         self.every = every
         self.positions: list[int] = []
-        for i, entry in enumerate(entries):
+        # checkpoints[j] = totals of the first j * every usage records
+        self._checkpoints: list[dict[str, Any]] = [{}]
+        self._scanned = 0
+        self.grown()
+
+    def grown(self) -> None:
+        """Index the entries appended since the last look (a followed thread grows its list in place)."""
+        entries, positions, every = self.entries, self.positions, self.every
+        for i in range(self._scanned, len(entries)):
+            entry = entries[i]
             # Fast path for the common shape (plain dicts); anything odd is checked the slow way.
             try:
                 if entry["event"]["type"] == USAGE_TYPE:
-                    self.positions.append(i)
+                    positions.append(i)
             except (KeyError, TypeError):
                 event = entry.get("event") if isinstance(entry, Mapping) else None
                 if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
-                    self.positions.append(i)
-        # checkpoints[j] = totals of the first j * every usage records
-        self._checkpoints: list[dict[str, Any]] = [{}]
-        for start in range(0, len(self.positions) - every + 1, every):
+                    positions.append(i)
+        self._scanned = len(entries)
+        for start in range((len(self._checkpoints) - 1) * every, len(positions) - every + 1, every):
             chunk = self._records(start, start + every)
             self._checkpoints.append(_combine(self._checkpoints[-1], get_usage_from_events(chunk)))
 
@@ -98,9 +107,6 @@ class UsageIndex:
 
 # -- the ledger: one row per usage record, with the state the machine was in -------------------------------
 
-COST_HINT = "cost"  # numeric usage fields whose name contains this (costUsd, cost, costCents) are costs
-
-
 def _flat_numbers(value: Mapping[str, Any], prefix: str = "") -> dict[str, float | int]:
     out: dict[str, float | int] = {}
     for key, sub in value.items():
@@ -130,9 +136,11 @@ class UsageLedger(Mapping[str, Any]):
         at: int | None = None,
         index: UsageIndex | None = None,
         label: str = "run",
+        prices: Prices | None = None,
     ) -> None:
         self.entries = entries
         self.label = label
+        self.prices = prices
         self.at = (
             len(entries) - 1 if at is None else max(0, min(int(at), len(entries) - 1))
         )
@@ -164,6 +172,13 @@ class UsageLedger(Mapping[str, Any]):
     def totals(self) -> dict[str, Any]:
         return dict(self._totals)
 
+    @property
+    def cost_usd(self) -> float | None:
+        """What the records up to `at` cost (recorded costs, else the explorer's `prices`); None when no record
+        has a cost or a price."""
+        rows = self.rows()
+        return running_cost(rows) if any(row.get("cost") is not None for row in rows) else None
+
     def rows(self) -> list[dict[str, Any]]:
         """One dict per usage record in [0, at]; computed once."""
         if self._rows is not None:
@@ -185,8 +200,9 @@ class UsageLedger(Mapping[str, Any]):
                 event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
             )
             numbers = _flat_numbers(usage)
-            cost = sum(v for k, v in numbers.items() if COST_HINT in k.lower())
-            has_cost = any(COST_HINT in k.lower() for k in numbers)
+            priced = record_cost(numbers, event.get("model"), self.prices)
+            has_cost = priced is not None
+            cost = priced or 0.0
             state = (
                 value_text(self._state_at(position).value)
                 if self._state_at is not None

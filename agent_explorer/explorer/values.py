@@ -1,12 +1,12 @@
-"""Small readings of engine values for people: a state value as one line, the transitions a trace took, a
-change path as segments. Pure functions over plain data; no engine, no I/O."""
+"""Small readings of engine output for the widget: the transitions a trace took, a change path as segments.
+Pure functions over plain data; no engine, no I/O. (A state value as one line is `engine.values.value_text`.)"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["path_segments", "taken_ids", "value_text"]
+__all__ = ["path_segments", "taken_ids"]
 
 
 def path_segments(path: Any) -> list[str | int]:
@@ -44,20 +44,3 @@ def taken_ids(steps: Sequence[Any] | None) -> list[str]:
             if tid is not None and str(tid) not in taken:
                 taken.append(str(tid))
     return taken
-
-
-def value_text(value: Any) -> str:
-    """A state value as one line: `working.drafting | monitor.idle` (regions joined by ` | `)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Mapping):
-        parts = []
-        for key, sub in value.items():
-            inner = value_text(sub)
-            if isinstance(sub, Mapping) and len(sub) > 1:
-                inner = "(" + inner + ")"
-            parts.append(f"{key}.{inner}" if inner else str(key))
-        return " | ".join(parts)
-    return str(value)

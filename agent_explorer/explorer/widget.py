@@ -20,6 +20,8 @@ import anywidget
 import traitlets
 
 from ..errors import AgentError, AgentMachineVersionMismatchError
+from ..eventlog.dataframe import log_to_pandas
+from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
 from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
@@ -31,11 +33,13 @@ from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
 from .panels.cursor import CursorPanel
 from .panels.lineage import LineagePanel
+from .panels.live import LivePanel
 from .panels.search import SearchPanel
 from .panels.table import TablePanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
+from .prices import Prices
 from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import UsageIndex, UsageLedger
@@ -65,6 +69,10 @@ class Explorer(anywidget.AnyWidget):
     which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
     burst of slider moves builds only the newest frame). The line is folded once: its checkpoints carry the
     snapshot, the effects owed and the hash check, and every panel reads that one fold.
+
+    `compare_with` is the machine that recorded the log (when today's differs): divergent indices then show
+    the recording's states beside the replay's. `prices={model: {"input": usd, "output": usd}}` (USD per
+    million tokens) costs the usage per model and per state in the panel, the ledger and `usage()`.
     """
 
     _esm = bundle.esm()
@@ -86,6 +94,7 @@ class Explorer(anywidget.AnyWidget):
     search_results = traitlets.Dict().tag(sync=True)
     lineage = traitlets.Dict().tag(sync=True)
     composer = traitlets.Dict().tag(sync=True)
+    live = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -98,6 +107,8 @@ class Explorer(anywidget.AnyWidget):
         verify: bool | str = "auto",  # True / "auto" / "background" / False
         page_size: int = 100,
         check_version: bool = True,
+        prices: Mapping[str, Mapping[str, float]] | None = None,
+        follow: bool = False,
         **kwargs: Any,
     ) -> None:
         if not entries:
@@ -107,6 +118,7 @@ class Explorer(anywidget.AnyWidget):
         if verify not in (True, False, "auto", "background"):
             raise AgentError(f"verify must be True, False, 'auto' or 'background', not {verify!r}",
                              code="invalid-verify-mode")
+        priced = Prices(prices)  # a bad price list is refused before anything is folded
         super().__init__(**kwargs)
         self.machine = machine
         self.compare_with = compare_with
@@ -118,7 +130,8 @@ class Explorer(anywidget.AnyWidget):
         self._lock = threading.RLock()
         # A long log opens before its one-pass indexes exist: the usage sums and type counts are built by the
         # background thread (frames say `usage: None` until then), as is the line's fold.
-        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size)
+        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size,
+                                 prices=priced)
 
         self._panels: list[Panel] = []
         self._chart = self._panel(_ChartPanel)
@@ -135,8 +148,12 @@ class Explorer(anywidget.AnyWidget):
         self._coverage = self._panel(CoveragePanel)
         self._composer = self._panel(ComposerPanel, lineage=self._lineage, cursor_index=lambda: self.index,
                                      show=lambda line, at: self.checkout(line, index=at))
+        self._live = self._panel(LivePanel, store=store, thread_id=thread_id, grow=self._grow,
+                                 jump_to_tail=self._jump_to_tail)
+        self._arrived_past_cursor = 0
         self._cursor.on_moved(self._table.follow)
         self._cursor.on_moved(self._composer.refresh)
+        self._cursor.on_moved(self._at_tail)
         view.on_line(lambda _line: self._usage_label())
         self._handlers: dict[str, Handler] = {}
         for panel in self._panels:
@@ -155,6 +172,8 @@ class Explorer(anywidget.AnyWidget):
             self._verification.show_line(root)
             self._verification.compare()
         self._cursor.flush()
+        if follow:
+            self.follow()
 
     def _panel(self, kind: type[P], **dependencies: Any) -> P:
         panel = kind(self._view, Traits(self, kind.TRAITS), **dependencies)
@@ -191,6 +210,55 @@ class Explorer(anywidget.AnyWidget):
             self._cursor.building = False
         self._cursor.deliver_deferred(final=True)
 
+    # -- a live run -------------------------------------------------------------------------------------------
+
+    def follow(self, on: bool = True) -> None:
+        """Follow the thread as its host appends to it (`follow(False)` stops; following again catches up on
+        what arrived meanwhile). New entries extend the recording's one fold; at the tail the cursor stays at the
+        tail, anywhere else it stays where it is and the widget offers a jump to the new entries."""
+        self._live.follow(on)
+
+    @property
+    def following(self) -> bool:
+        return self._live.following
+
+    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> None:
+        """The follow thread's: a batch of whole committed appends arrived for the recording."""
+        view = self._view
+        root = view.root
+        with self._lock:
+            old = len(root.entries)
+            on_view = view.line is root
+            at_tail = on_view and self.index >= old - 1
+            root.timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
+            if not self._cursor.building:
+                root.timeline.build()
+            if on_view:
+                if view.usage is not None:
+                    view.usage.grown()
+                    self._usage.indexes_ready()
+                self._table.types_ready()
+                self._cursor.grown()
+        if on_view:
+            self._verification.show_line(root)
+            if at_tail:
+                self.index = len(root.entries) - 1
+            else:
+                self._arrived_past_cursor += len(batch)
+                self._live.new_entries(self._arrived_past_cursor)
+            self._table.refresh()
+
+    def _jump_to_tail(self) -> None:
+        if self._view.line is not self._view.root:
+            self.checkout(None)  # the live line is the recording: view it, at its last entry
+        else:
+            self.index = len(self._view.entries) - 1
+
+    def _at_tail(self, index: int) -> None:
+        if self._arrived_past_cursor and index >= len(self._view.entries) - 1:
+            self._arrived_past_cursor = 0
+            self._live.new_entries(0)
+
     def _usage_label(self) -> None:
         line = self._view.line
         self._usage.label = line.thread_id or (self.thread_id or "this run" if line.is_root else line.name)
@@ -201,7 +269,7 @@ class Explorer(anywidget.AnyWidget):
     def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
         """Read `thread_id` from `store` and open it (works inside a notebook's running event loop: the read
         runs on the store's own loop thread, `store.sync`). Forks of this explorer stay in memory until
-        `branch.save()` writes one to the store."""
+        `branch.save()` writes one to the store. `follow=True` follows the thread as its host appends to it."""
         entries = store.sync.read(thread_id)
         if not entries:
             raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")
@@ -376,6 +444,17 @@ class Explorer(anywidget.AnyWidget):
             self._usage.compare_with = list(compare) if isinstance(compare, (list, tuple)) else [compare]
         return self._usage.ledger(at, compare)
 
+    def to_pandas(self) -> Any:
+        """The line on view as a DataFrame (`log_to_pandas` with this machine): one row per entry with its replayed
+        state; `verified` / `divergent` come from the line's own verification (nothing is hashed again)."""
+        line = self._view.line
+        verdicts = None
+        if line.timeline.verifies and line.timeline.built == len(line.entries):
+            report = line.timeline.verification
+            verdicts = _Verdicts(line.entries, {d.index for d in report.divergences if d.kind in ("state", "exception")})
+        return log_to_pandas(line.entries, self.machine, check_version=False, verify=verdicts is None,
+                             verified=verdicts)
+
     def frame_at(self, index: int) -> dict[str, Any]:
         """The frame the widget draws at `index` of the line on view (what the static export embeds)."""
         return self._cursor.frame_at(index)
@@ -387,3 +466,23 @@ class Explorer(anywidget.AnyWidget):
     def to_html(self, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
         """One self-contained HTML file of this explorer (chart, log window, state at each index); see export.py."""
         return export_html(self, path, start, stop)
+
+
+class _Verdicts(Mapping[int, "bool | None"]):
+    """A line's verification as index -> verdict (True: its recorded hash matched; False: it did not, or the
+    entry could not be folded; None: no hash), read off the report without a dict of every index."""
+
+    def __init__(self, entries: Sequence[Mapping[str, Any]], bad: set[int]) -> None:
+        self._entries = entries
+        self._bad = bad
+
+    def __getitem__(self, index: int) -> bool | None:
+        if index in self._bad:
+            return False
+        return None if recorded_state_hash(self._entries[index]) is None else True
+
+    def __iter__(self) -> Any:
+        return iter(range(len(self._entries)))
+
+    def __len__(self) -> int:
+        return len(self._entries)

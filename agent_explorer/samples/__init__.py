@@ -13,11 +13,13 @@ from __future__ import annotations
 from .generate import ensure_samples
 from .inbox import inbox_agent
 from .planner import planner_agent
+from .prices import SAMPLE_PRICES
 from .research import research_agent
 from .support import support_agent, support_agent_old_policy, support_agent_v2
 from .trusted import sample_machine
 
 __all__ = [
+    "SAMPLE_PRICES",
     "ensure_samples",
     "inbox_agent",
     "planner_agent",

@@ -20,17 +20,15 @@ from __future__ import annotations
 import abc
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
-from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
+from ..errors import AgentError, AgentLogFormatError, AgentStoreBusyError, NonSerializableAgentEventError
 from ..eventlog.entries import assert_agent_log_entry
 from .portal import Portal, SyncStore
-
-if TYPE_CHECKING:
-    from .portal import SyncStore
+from .watching import PollWakeUp, WakeUp, watch_thread
 
 __all__ = [
     "EventLogStore",
@@ -389,6 +387,32 @@ class EventLogStore(abc.ABC):
     @abc.abstractmethod
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         """Threads ordered by id, with their lengths, one page at a time."""
+
+    def watch(self, thread_id: str, from_index: int = 0) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """Follow a thread: an async iterator of batches, what is stored from `from_index` first, then what is appended.
+
+        Every batch comes from one `read` at the watcher's position, so (appends being atomic):
+        - Order: entries arrive in index order, from `from_index`, each exactly once, with no gap.
+        - Whole appends: a batch is one or more whole committed appends, never part of one.
+        - Falling behind merges: all appends committed while the consumer was busy arrive as one batch (no size cap).
+        - The first batch is everything already stored from `from_index` (it starts there even inside an append).
+        - No empty batch is ever yielded; an empty or unknown thread just waits for its first append.
+        - Isolation: only `thread_id`'s own entries; a fork or a sibling thread never shows.
+        - Never blocks a writer: no lock or read transaction is held between reads.
+        - Wakes on the backend's signal (memory: the append; SQLite: a short poll; PostgreSQL: NOTIFY), not a busy loop.
+        - A transient storage failure after the first read is retried (store-specific budget), then raised.
+        - Closing releases all it holds: at once on `aclose()` or task cancel; after `break`, at the loop's next turn.
+        Arguments are checked here, before the iterator exists (AgentError invalid-argument).
+        """
+        return watch_thread(self, check_thread_id(thread_id), check_index(from_index, "from_index"))
+
+    def _watch_wakeup(self, thread_id: str) -> WakeUp:
+        """The backend's wake-up hook for one watcher; the default polls with a backoff (5 ms to 200 ms)."""
+        return PollWakeUp()
+
+    def _watch_retry_budget(self, error: Exception) -> float | None:
+        """Seconds a watcher keeps retrying reads that fail with `error`; None: not transient, raise it."""
+        return 30.0 if isinstance(error, AgentStoreBusyError) else None
 
     async def aclose(self) -> None:
         """Release connections and threads; the store cannot be used afterwards."""

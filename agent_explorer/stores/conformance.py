@@ -14,7 +14,7 @@ import asyncio
 import inspect
 import sys
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -418,6 +418,208 @@ async def hostile_thread_ids_are_data(store: EventLogStore) -> None:
         await _expect_error(f"thread id {bad!r}", store.append(thread_id=bad, expected_index=0, entries=_entries(0, 1)), AgentError, "invalid-argument")  # type: ignore[arg-type]
 
 
+# --- watch: following a thread as it grows -----------------------------------------------------------
+
+WATCH_TIMEOUT = 30.0  # a guard against a hung watcher, not a speed goal (benchmarks/live.py has those)
+
+
+async def _next_batch(watcher: AsyncIterator[list[dict[str, Any]]], what: str) -> list[dict[str, Any]]:
+    try:
+        return await asyncio.wait_for(anext(watcher), WATCH_TIMEOUT)
+    except TimeoutError:
+        raise _Violation(f"{what}: watch yielded nothing within {WATCH_TIMEOUT:g} s") from None
+    except StopAsyncIteration:
+        raise _Violation(f"{what}: watch ended by itself; it must follow until closed") from None
+
+
+async def _collect(watcher: AsyncIterator[list[dict[str, Any]]], until: int, what: str) -> list[list[dict[str, Any]]]:
+    """Batches until the watcher has yielded entries up to index `until - 1`."""
+    batches: list[list[dict[str, Any]]] = []
+    while not batches or batches[-1][-1]["index"] < until - 1:
+        batches.append(await _next_batch(watcher, what))
+    return batches
+
+
+async def _close(watcher: Any, *pending: asyncio.Future[Any]) -> None:
+    """Close a watcher on any path, failing ones included: a task still waiting on it goes first."""
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    await watcher.aclose()
+
+
+def _check_on_append_boundaries(batches: list[list[dict[str, Any]]], appends: list[list[dict[str, Any]]], start: int, what: str) -> None:
+    """The batches, end to end, are the appends end to end, and each batch ends where an append ends."""
+    flat = [entry for batch in batches for entry in batch]
+    expected = [entry for batch in appends for entry in batch]
+    _check([e["index"] for e in flat] == list(range(start, start + len(flat))), f"{what}: watch yielded indices {[e['index'] for e in flat]!r:.200}, expected a contiguous run from {start}")
+    _check(flat == expected, f"{what}: watch yielded {len(flat)} entries that differ from the {len(expected)} appended")
+    ends, total = set(), start
+    for batch in appends:
+        total += len(batch)
+        ends.add(total)
+    for batch in batches:
+        _check(not batch or batch[-1]["index"] + 1 in ends, f"{what}: a batch ends at index {batch[-1]['index']}, inside an append (batches are whole appends)")
+
+
+async def watch_starts_with_what_is_stored(store: EventLogStore) -> None:
+    t = _thread("watch-start")
+    entries = _entries(0, 5)
+    await store.append(thread_id=t, expected_index=0, entries=entries[:2])
+    await store.append(thread_id=t, expected_index=2, entries=entries[2:])
+    # The first batch is everything already stored from from_index, in one read.
+    for start in (0, 2, 4):
+        watcher = store.watch(t, from_index=start)
+        try:
+            first = await _next_batch(watcher, f"watch from {start}")
+            _check(first == entries[start:], f"watch({t!r}, from_index={start}) first yielded indices {[e['index'] for e in first]!r}, expected {list(range(start, 5))!r}")
+        finally:
+            await watcher.aclose()
+    # From the end, or past it, it waits for the thread to reach from_index; an unknown thread waits for its first append.
+    fresh = _thread("watch-empty")
+    later, empty = store.watch(t, from_index=6), store.watch(fresh, from_index=0)
+    pending = asyncio.ensure_future(_next_batch(later, "watch from past the end"))
+    waiting = asyncio.ensure_future(_next_batch(empty, "watch of a thread not yet written"))
+    try:
+        await asyncio.sleep(0)
+        more = _entries(5, 3)
+        await store.append(thread_id=t, expected_index=5, entries=more)
+        await store.append(thread_id=fresh, expected_index=0, entries=entries[:2])
+        got = await pending
+        _check(got == more[1:], f"watch from 6 yielded indices {[e['index'] for e in got]!r}, expected [6, 7]")
+        got = await waiting
+        _check(got == entries[:2], f"watch of a new thread yielded indices {[e['index'] for e in got]!r}, expected its first append [0, 1]")
+    finally:
+        await _close(later, pending)
+        await _close(empty, waiting)
+
+
+async def watch_yields_each_append_whole_and_in_order(store: EventLogStore) -> None:
+    t = _thread("watch-order")
+    await store.append(thread_id=t, expected_index=0, entries=_entries(0, 1))
+    watcher = store.watch(t)
+    pending: asyncio.Future[Any] = asyncio.ensure_future(_next_batch(watcher, "the stored init entry"))
+    try:
+        _check(await pending == _entries(0, 1), "watch first yields the stored entry")
+        # A consumer that keeps up sees each append as one batch, in order.
+        length = 1
+        for size in (1, 3, 2, 1, 5):
+            batch = _entries(length, size, "live")
+            pending = asyncio.ensure_future(_next_batch(watcher, f"the append at {length}"))
+            await asyncio.sleep(0)
+            length = await store.append(thread_id=t, expected_index=length, entries=batch)
+            got = await pending
+            _check(got == batch, f"the append of {size} at {length - size} arrived as indices {[e['index'] for e in got]!r}, expected the whole append")
+        # A consumer that falls behind gets what was committed meanwhile as one batch of whole appends.
+        appends = [_entries(length, 2, "behind"), _entries(length + 2, 1, "behind"), _entries(length + 3, 4, "behind")]
+        for batch in appends:
+            length = await store.append(thread_id=t, expected_index=batch[0]["index"], entries=batch)
+        got = await _next_batch(watcher, "appends made while the consumer was busy")
+        _check(got == [entry for batch in appends for entry in batch], f"three appends made while the consumer was busy arrived as indices {[e['index'] for e in got]!r}, expected one batch of all three")
+    finally:
+        await _close(watcher, pending)
+
+
+async def watch_batches_are_whole_appends_under_a_concurrent_writer(store: EventLogStore) -> None:
+    t = _thread("watch-race")
+    await store.append(thread_id=t, expected_index=0, entries=_entries(0, 1))
+    appends: list[list[dict[str, Any]]] = []
+
+    async def writer() -> None:
+        length = 1
+        for b in range(40):
+            batch = _entries(length, 1 + (b * 7) % 5, f"b{b}-")
+            appends.append(batch)
+            length = await store.append(thread_id=t, expected_index=length, entries=batch)
+            if b % 3 == 0:
+                await asyncio.sleep(0)
+
+    watcher = store.watch(t, from_index=1)
+    task = asyncio.ensure_future(writer())
+    try:
+        first = await _next_batch(watcher, "the concurrent writer's first append")
+        await task
+        total = 1 + sum(len(batch) for batch in appends)
+        batches = [first] if first[-1]["index"] >= total - 1 else [first, *await _collect(watcher, total, "the concurrent writer")]
+        _check_on_append_boundaries(batches, appends, 1, "a concurrent writer")
+    finally:
+        await _close(watcher, task)
+
+
+async def watch_never_shows_other_threads(store: EventLogStore) -> None:
+    t = _thread("watch-iso")
+    sibling, fork = t + "-b", t + "-fork"
+    await store.append(thread_id=t, expected_index=0, entries=_entries(0, 3))
+    watcher, fork_watcher = store.watch(t), None
+    try:
+        _check(await _next_batch(watcher, "the stored entries") == _entries(0, 3), "watch yields the stored entries")
+        # A sibling (its id extends the watched one), a fork and the fork's own appends land first...
+        await store.append(thread_id=sibling, expected_index=0, entries=_entries(0, 4, "sib"))
+        await store.fork(thread_id=t, new_thread_id=fork, up_to_index=2)
+        await store.append(thread_id=fork, expected_index=2, entries=_entries(2, 3, "fork"))
+        # ...then the watched thread's own append: the next batch is exactly that append.
+        mine = _entries(3, 2, "mine")
+        await store.append(thread_id=t, expected_index=3, entries=mine)
+        got = await _next_batch(watcher, "the watched thread's append")
+        _check(got == mine, f"the watched thread yielded {[(e['id'], e['index']) for e in got]!r:.200} after a sibling, a fork and the fork's appends; expected only its own append")
+        # Watching the fork shows the copied prefix, then only the fork's own appends.
+        fork_watcher = store.watch(fork)
+        _check(await _next_batch(fork_watcher, "the fork") == _entries(0, 2) + _entries(2, 3, "fork"), "watch of a fork yields its prefix and its own appends")
+        await store.append(thread_id=t, expected_index=5, entries=_entries(5, 1, "mine"))
+        own = _entries(5, 1, "fork")
+        await store.append(thread_id=fork, expected_index=5, entries=own)
+        got = await _next_batch(fork_watcher, "the fork's append")
+        _check(got == own, f"the fork's watcher yielded {[e['id'] for e in got]!r} after an append to its source; expected only its own")
+    finally:
+        await watcher.aclose()
+        if fork_watcher is not None:
+            await fork_watcher.aclose()
+
+
+async def watch_stops_when_closed_or_cancelled(store: EventLogStore) -> None:
+    t = _thread("watch-close")
+    await store.append(thread_id=t, expected_index=0, entries=_entries(0, 1))
+    # aclose() between batches ends it for good.
+    watcher = store.watch(t)
+    await _next_batch(watcher, "before aclose")
+    await watcher.aclose()
+    _check(await anext(watcher, None) is None, "a watch must yield nothing after aclose()")
+    # Cancelling the task waiting on it ends it too, with the task cancelled.
+    watcher = store.watch(t)
+    await _next_batch(watcher, "before cancel")
+    task = asyncio.ensure_future(anext(watcher))
+    await asyncio.sleep(0.01)
+    task.cancel()
+    try:
+        await task
+    except asyncio.CancelledError:
+        pass
+    else:
+        raise _Violation("a task cancelled while waiting on watch must end cancelled")
+    _check(await anext(watcher, None) is None, "a watch must yield nothing after its waiting task was cancelled")
+    # Leaving `async for` (break) is the common case; appends and new watchers go on afterwards.
+    for round_no in range(3):
+        length = await store.length(t)
+        async for batch in store.watch(t, from_index=length - 1):
+            _check(batch[-1]["index"] == length - 1, f"round {round_no}: watch from {length - 1} yielded {[e['index'] for e in batch]!r}")
+            break
+        await store.append(thread_id=t, expected_index=length, entries=_entries(length, 1, f"r{round_no}-"))
+    await asyncio.sleep(0)  # the loop finalises the abandoned generators
+    last = store.watch(t, from_index=3)
+    try:
+        _check((await _next_batch(last, "after closed watchers"))[0]["index"] == 3, "a new watch works after others closed")
+    finally:
+        await last.aclose()
+    # Bad arguments are refused at the call, before any iterator exists.
+    for thread_id, start in (("", 0), (t, -1), (t, True), (t, 1.0)):
+        try:
+            store.watch(thread_id, from_index=start)  # type: ignore[arg-type]
+        except AgentError as error:
+            _check(error.code == "invalid-argument", f"watch({thread_id!r}, {start!r}): expected code invalid-argument, got {error.code!r}")
+        else:
+            raise _Violation(f"watch({thread_id!r}, from_index={start!r}) must raise AgentError(invalid-argument) at the call")
+
+
 # --- the runner --------------------------------------------------------------------------------------
 
 
@@ -456,6 +658,11 @@ CONFORMANCE_CASES: tuple[ConformanceCase, ...] = (
     _case("fork", fork_onto_a_non_empty_thread_is_a_conflict),
     _case("json", json_round_trips_exactly),
     _case("json", large_entries_round_trip),
+    _case("watch", watch_starts_with_what_is_stored),
+    _case("watch", watch_yields_each_append_whole_and_in_order),
+    _case("watch", watch_batches_are_whole_appends_under_a_concurrent_writer),
+    _case("watch", watch_never_shows_other_threads),
+    _case("watch", watch_stops_when_closed_or_cancelled),
 )
 
 

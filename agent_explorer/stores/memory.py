@@ -24,6 +24,7 @@ from .base import (
     duplicate_id_error,
     prepare_batch,
 )
+from .watching import WakeUp
 
 __all__ = ["InMemoryEventLogStore", "create_in_memory_event_log_store"]
 
@@ -37,13 +38,63 @@ class _Thread:
         self.ids: set[str] = set(self.id_list)
 
 
+class _Subscription(WakeUp):
+    """One watcher's wake-up: the commit (on whatever thread or loop it runs) sets an asyncio.Event
+    on the watcher's own loop, thread-safely."""
+
+    def __init__(self, store: InMemoryEventLogStore, thread_id: str) -> None:
+        self._store, self._thread_id = store, thread_id
+        self._event = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    async def open(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        with self._store._lock:
+            self._store._watchers.setdefault(self._thread_id, set()).add(self)
+
+    def notify(self) -> None:
+        """Called with the store's lock held, right after a commit to the watched thread."""
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(self._event.set)
+        except RuntimeError:  # the watcher's loop is closed: it will never wait again
+            pass
+
+    async def wait(self) -> None:
+        await self._event.wait()
+        self._event.clear()  # before the read that follows: a later commit sets it again
+
+    async def close(self) -> None:
+        with self._store._lock:
+            watchers = self._store._watchers.get(self._thread_id)
+            if watchers is not None:
+                watchers.discard(self)
+                if not watchers:
+                    del self._store._watchers[self._thread_id]
+        self._loop = None
+
+
 class InMemoryEventLogStore(EventLogStore):
     """Reference store. Each operation's check-and-commit runs without yielding to the event loop
-    (and under a lock, for callers on other threads), so concurrent tasks see one total order."""
+    (and under a lock, for callers on other threads), so concurrent tasks see one total order.
+
+    `watch` wakes on the commit itself: an append from any thread or event loop notifies the
+    watchers of its thread before `append` returns.
+    """
 
     def __init__(self) -> None:
         self._threads: dict[str, _Thread] = {}
         self._lock = threading.Lock()
+        self._watchers: dict[str, set[_Subscription]] = {}
+
+    def _watch_wakeup(self, thread_id: str) -> WakeUp:
+        return _Subscription(self, thread_id)
+
+    def _notify(self, thread_id: str) -> None:
+        for watcher in self._watchers.get(thread_id, ()):
+            watcher.notify()
 
     async def append(self, *, thread_id: str, expected_index: int, entries: Sequence[Any]) -> int:
         thread_id, expected_index, prepared = prepare_batch(thread_id, expected_index, entries)
@@ -67,6 +118,8 @@ class InMemoryEventLogStore(EventLogStore):
         thread.texts.extend(entry.text for entry in prepared)
         thread.id_list.extend(entry.id for entry in prepared)
         thread.ids.update(entry.id for entry in prepared)
+        if self._watchers:
+            self._notify(thread_id)
         return len(thread.texts)
 
     async def read_raw(
@@ -94,6 +147,8 @@ class InMemoryEventLogStore(EventLogStore):
             if target is not None and target.texts:
                 raise AgentEventLogConflictError(new_thread_id, 0, len(target.texts))
             self._threads[new_thread_id] = _Thread(source.texts[:up_to_index], source.id_list[:up_to_index])
+            if self._watchers:
+                self._notify(new_thread_id)
             return up_to_index
 
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:

@@ -9,6 +9,7 @@ lets a raw psycopg exception reach a caller.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
@@ -38,7 +39,9 @@ from .base import (
     parse_entry_texts,
     prepare_batch,
 )
+from .pg_listen import ListenWakeUp, channel_for
 from .portal import Portal
+from .watching import WakeUp
 
 __all__ = ["PostgresEventLogStore"]
 
@@ -73,6 +76,13 @@ class PostgresEventLogStore(EventLogStore):
     cost of a thread hop per call (~0.1-0.4 ms here). A server running one event loop can pass
     `dedicated_loop=False` to keep the pool on its own loop and skip the hop; the store then refuses
     calls from any other loop.
+
+    Watching: every append (and fork) calls `pg_notify` on its thread's channel (a hash of table and
+    thread id) in the same statement, so a notification is never delivered before its commit. A
+    watcher LISTENs on a dedicated connection (one per watcher, outside the pool); when that
+    connection drops it polls (0.1 s growing to 1 s) while reconnecting, and reads that fail because
+    the server is gone are retried for `watch_reconnect_timeout` seconds (default 120) before the
+    watch raises.
     """
 
     def __init__(
@@ -88,6 +98,7 @@ class PostgresEventLogStore(EventLogStore):
         migrate: bool = True,
         dedicated_loop: bool = True,
         connect_kwargs: dict[str, Any] | None = None,
+        watch_reconnect_timeout: float = 120.0,
     ) -> None:
         if not isinstance(dsn, str) or not dsn:
             raise AgentError(f"dsn must be a non-empty connection string, got {dsn!r:.80}", code="invalid-argument")
@@ -102,6 +113,9 @@ class PostgresEventLogStore(EventLogStore):
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
             raise AgentError(f"timeout must be positive seconds, got {timeout!r}", code="invalid-argument")
         self._min_size, self._max_size, self._timeout = min_size, max_size, float(timeout)
+        if isinstance(watch_reconnect_timeout, bool) or not isinstance(watch_reconnect_timeout, (int, float)) or watch_reconnect_timeout < 0:
+            raise AgentError(f"watch_reconnect_timeout must be seconds >= 0, got {watch_reconnect_timeout!r}", code="invalid-argument")
+        self.watch_reconnect_timeout = float(watch_reconnect_timeout)
         self._migrate = migrate
         # Extra psycopg connection options, e.g. {"prepare_threshold": None} behind a pgbouncer in
         # transaction mode; autocommit stays on (each append is one statement).
@@ -126,13 +140,18 @@ class PostgresEventLogStore(EventLogStore):
     def _build_statements(self) -> None:
         t = sql.Identifier(self.schema, self.table)
         f = "b" if self.param_format == "binary" else "t"
-        p = {name: sql.Placeholder(name, f) for name in ("thread", "expected", "ids", "bodies", "new", "up", "start", "stop")}
+        p = {name: sql.Placeholder(name, f) for name in ("thread", "expected", "ids", "bodies", "new", "up", "start", "stop", "channel")}
+        # The append notifies the thread's channel in the same statement (so in the same transaction):
+        # the notification is delivered only once the entries are committed and visible, never before.
         self._sql_append = sql.SQL(
-            "INSERT INTO {t} (thread_id, idx, id, body)"
+            "WITH ins AS (INSERT INTO {t} (thread_id, idx, id, body)"
             " SELECT {thread}, {expected}::bigint + u.ord - 1, u.id, u.body"
             " FROM unnest({ids}::text[], {bodies}::text[]) WITH ORDINALITY AS u(id, body, ord)"
             " WHERE {expected}::bigint = 0"
             " OR EXISTS (SELECT 1 FROM {t} WHERE thread_id = {thread} AND idx = {expected}::bigint - 1)"
+            " RETURNING 1)"
+            " SELECT c.n FROM (SELECT count(*) AS n FROM ins) c"
+            " WHERE c.n > 0 AND pg_notify({channel}, ({expected}::bigint + c.n)::text) IS NOT NULL"
         ).format(t=t, **p)
         self._sql_length = sql.SQL("SELECT max(idx) FROM {t} WHERE thread_id = {thread}").format(t=t, **p)
         self._sql_read = sql.SQL(
@@ -145,10 +164,13 @@ class PostgresEventLogStore(EventLogStore):
             "SELECT id FROM {t} WHERE thread_id = {thread} AND id = ANY({ids}::text[])"
         ).format(t=t, **p)
         self._sql_fork = sql.SQL(
-            "INSERT INTO {t} (thread_id, idx, id, body)"
+            "WITH ins AS (INSERT INTO {t} (thread_id, idx, id, body)"
             " SELECT {new}, idx, id, body FROM {t} WHERE thread_id = {thread} AND idx < {up}::bigint"
             " AND EXISTS (SELECT 1 FROM {t} WHERE thread_id = {thread} AND idx = {up}::bigint - 1)"
             " AND NOT EXISTS (SELECT 1 FROM {t} WHERE thread_id = {new})"
+            " RETURNING 1)"
+            " SELECT c.n FROM (SELECT count(*) AS n FROM ins) c"
+            " WHERE c.n > 0 AND pg_notify({channel}, c.n::text) IS NOT NULL"
         ).format(t=t, **p)
         self._sql_threads = sql.SQL(
             "WITH RECURSIVE ids(tid) AS ("
@@ -314,10 +336,11 @@ class PostgresEventLogStore(EventLogStore):
                 "expected": expected_index,
                 "ids": [entry.id for entry in prepared],
                 "bodies": [entry.text for entry in prepared],
+                "channel": channel_for(self.qualified_table, thread_id),
             }
             for _attempt in range(3):
                 cur = await conn.execute(self._sql_append, params)
-                if cur.rowcount == len(prepared):
+                if cur.rowcount == 1:  # one row: the batch went in whole (and its NOTIFY with it)
                     return expected_index + len(prepared)
                 # Nothing inserted: the entry before expected_index is missing (a gap), unless it
                 # landed between our statement's snapshot and now, in which case we try again.
@@ -376,8 +399,12 @@ class PostgresEventLogStore(EventLogStore):
             async with self._translate(f"fork of thread {thread_id!r} onto {new_thread_id!r}", on_unique=taken):
                 if up_to_index >= 1:
                     # One statement, one snapshot: a concurrent appender cannot tear the prefix.
-                    cur = await conn.execute(self._sql_fork, {"thread": thread_id, "new": new_thread_id, "up": up_to_index})
-                    if cur.rowcount == up_to_index:
+                    cur = await conn.execute(self._sql_fork, {
+                        "thread": thread_id, "new": new_thread_id, "up": up_to_index,
+                        "channel": channel_for(self.qualified_table, new_thread_id),
+                    })
+                    row = await cur.fetchone()
+                    if row is not None and row[0] == up_to_index:
                         return up_to_index
                 length = await self._length_on(conn, thread_id)
                 check_fork_range(thread_id, up_to_index, length)
@@ -393,6 +420,33 @@ class PostgresEventLogStore(EventLogStore):
             async with pool.connection() as conn:
                 cur = await conn.execute(self._sql_threads, {"limit": limit, "offset": offset})
                 return [ThreadInfo(tid, int(length)) for tid, length in await cur.fetchall()]
+
+    # --- watching: LISTEN/NOTIFY, reads retried through a lost server -------------------------------
+
+    def _watch_wakeup(self, thread_id: str) -> WakeUp:
+        return ListenWakeUp(self, thread_id)
+
+    def _watch_retry_budget(self, error: Exception) -> float | None:
+        """A lost connection or a pool with no live connection (a server restarting) is waited out
+        for `watch_reconnect_timeout` seconds; anything else (a refused query) is raised at once."""
+        cause: BaseException | None = error
+        while cause is not None:
+            if isinstance(cause, (psycopg.OperationalError, psycopg_pool.PoolTimeout)):
+                return self.watch_reconnect_timeout
+            cause = cause.__cause__
+        return super()._watch_retry_budget(error)
+
+    def _start_background(self, coro: Coroutine[Any, Any, None]) -> concurrent.futures.Future[None] | asyncio.Task[None]:
+        """Run a long-lived coroutine (a watcher's listener) where the pool lives."""
+        if self._closed:
+            coro.close()
+            raise AgentStoreError(f"{self!r} is closed")
+        if self._io is not None:
+            try:
+                return self._io.submit(coro)
+            except RuntimeError:
+                raise AgentStoreError(f"{self!r} is closed") from None
+        return asyncio.get_running_loop().create_task(coro)
 
     async def aclose(self) -> None:
         await super().aclose()

@@ -37,6 +37,9 @@ from .base import (
     parse_entry_texts,
     prepare_batch,
 )
+from .watching import WakeUp
+
+WATCH_POLL = (0.005, 0.1)  # seconds: a watcher's shortest and longest wait between two cheap polls
 
 __all__ = ["SqliteEventLogStore", "SYNCHRONOUS_LEVELS", "DEFAULT_FILE_NAME"]
 
@@ -60,6 +63,12 @@ class SqliteEventLogStore(EventLogStore):
     writers sleep in SQLite's busy handler up to `busy_timeout` seconds, after which the append
     fails with the retryable AgentStoreBusyError and writes nothing. Readers never block writers.
 
+    Watching: another process may be the writer, so there is no in-process signal. A watcher polls
+    `PRAGMA data_version` on a connection of its own (it changes whenever another connection
+    commits; microseconds, no table read) every `watch_poll[0]` seconds, the interval growing by
+    half each quiet poll up to `watch_poll[1]` (default 5 ms to 100 ms), and reads only when it
+    changed. In WAL mode neither the poll nor the read blocks a writer.
+
     `path` is the database file, created if missing; an existing directory means `events.db` inside it.
     `read_only=True` opens an existing file without writing to it (no pragma, no DDL; append and fork
     are refused), e.g. a log shipped with a repository or a colleague's file opened in the explorer.
@@ -76,6 +85,7 @@ class SqliteEventLogStore(EventLogStore):
         busy_timeout: float = 10.0,
         table: str = "agent_event_log",
         read_only: bool = False,
+        watch_poll: tuple[float, float] = WATCH_POLL,
     ) -> None:
         self.path = os.fspath(path)
         self.read_only = bool(read_only)
@@ -89,6 +99,8 @@ class SqliteEventLogStore(EventLogStore):
             raise AgentError(f"busy_timeout must be seconds in [0, 3600], got {busy_timeout!r}", code="invalid-argument")
         self.busy_timeout = float(busy_timeout)
         self.table = check_identifier(table, "table")
+        low, high = _check_poll(watch_poll)
+        self.watch_poll = (low, high)
         self._executor: ThreadPoolExecutor | None = None
         self._executor_lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None  # touched only on the worker thread
@@ -309,6 +321,9 @@ class SqliteEventLogStore(EventLogStore):
         with self._translate("list of threads"):
             return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
 
+    def _watch_wakeup(self, thread_id: str) -> WakeUp:
+        return _DataVersionPoll(self)
+
     async def aclose(self) -> None:
         await super().aclose()
         with self._executor_lock:
@@ -332,3 +347,75 @@ def _json_list(values: list[str]) -> str:
 
     return orjson.dumps(values).decode("utf-8")
 
+
+
+def _check_poll(value: Any) -> tuple[float, float]:
+    try:
+        low, high = value
+    except (TypeError, ValueError):
+        low = high = None
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (low, high)) or not 0 < low <= high <= 60:
+        raise AgentError(f"watch_poll must be (shortest, longest) seconds with 0 < shortest <= longest <= 60, got {value!r}", code="invalid-argument")
+    return float(low), float(high)
+
+
+class _DataVersionPoll(WakeUp):
+    """A watcher's own read-only connection, on a thread of its own, polling `PRAGMA data_version`.
+
+    data_version is per connection and changes when any *other* connection commits, so this one
+    (which never writes) sees the store's own appends and other processes' alike. Each poll is a
+    read transaction of a few microseconds; nothing is held between polls.
+    """
+
+    def __init__(self, store: SqliteEventLogStore) -> None:
+        self._store = store
+        self._low, self._high = store.watch_poll
+        self._interval = self._low
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+        self._version: int | None = None
+
+    async def _call(self, fn: Callable[[], T]) -> T:
+        assert self._executor is not None
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
+    async def open(self) -> None:
+        # The store's own connection first: it creates the file and table (unless read-only), so the
+        # watcher's read-only connection finds them.
+        await self._store._run(self._store._connection)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="agent-explorer-sqlite-watch")
+        self._version = await self._call(self._open)
+
+    def _open(self) -> int:
+        store = self._store
+        with store._translate("opening a watch connection"):
+            uri = f"file:{urllib.parse.quote(os.path.abspath(store.path))}?mode=ro"
+            self._conn = sqlite3.connect(uri, uri=True, timeout=store.busy_timeout, isolation_level=None, check_same_thread=False)
+            return self._poll()
+
+    def _poll(self) -> int:
+        assert self._conn is not None
+        with self._store._translate("a watch poll"):
+            return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def progressed(self) -> None:
+        self._interval = self._low
+
+    async def wait(self) -> None:
+        while True:
+            version = await self._call(self._poll)
+            if version != self._version:
+                self._version = version
+                return
+            await asyncio.sleep(self._interval)
+            self._interval = min(self._interval * 1.5, self._high)
+
+    async def close(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is None:
+            return
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.get_running_loop().run_in_executor(executor, conn.close)
+        executor.shutdown(wait=False)

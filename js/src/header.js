@@ -14,7 +14,8 @@ export function mountHeader(ctx) {
   const status = h("span", { class: "ae-chip", "data-testid": "verify-status" });
   const position = h("span", { class: "ae-position", "data-testid": "position" });
   const here = h("span", { class: "ae-chip bad ae-here", "data-testid": "here-mismatch", hidden: true });
-  const el = h("div", { class: "ae-header" }, title, status, h("span", { class: "ae-spacer" }), here, position);
+  const live = h("span", { class: "ae-live", "data-testid": "live", hidden: true });
+  const el = h("div", { class: "ae-header" }, title, status, live, h("span", { class: "ae-spacer" }), here, position);
   const banner = h("div", { class: "ae-banner", role: "alert", "data-testid": "divergence", hidden: true });
   const machines = h("div", { class: "ae-machines", "data-testid": "machines", hidden: true });
 
@@ -50,9 +51,27 @@ export function mountHeader(ctx) {
     here.title = bad ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
   }
 
+  /** A followed run: that it is live, when the writer last appended, and a jump to entries past the cursor. */
+  function drawLive() {
+    const l = model.get("live");
+    live.hidden = !(l.following || l.error);
+    if (live.hidden) return;
+    const last = l.lastRecordedAt ? String(l.lastRecordedAt).replace("T", " ").replace(/\.\d+Z$|Z$/, "") : null;
+    replace(
+      live,
+      l.following
+        ? h("span", { class: "ae-chip live", title: l.lastAppendAt ? `last append seen ${l.lastAppendAt}` : "following: no append seen yet" }, "● live")
+        : h("span", { class: "ae-chip bad", title: l.error || "" }, "not following"),
+      l.following ? h("span", { class: "ae-muted", "data-testid": "live-last" }, last ? ` last append ${last}` : " waiting for the writer") : h("span", { class: "ae-muted" }, ` ${l.error || ""}`),
+      l.newEntries ? h("button", { class: "ae-btn ae-btn-small", "data-testid": "live-jump", onclick: () => model.send({ kind: "jump-to-tail" }) }, `${formatNumber(l.newEntries)} new entr${l.newEntries === 1 ? "y" : "ies"} ↓`) : null,
+    );
+  }
+
   ctx.on("change:info", drawInfo);
+  ctx.on("change:live", drawLive);
   ctx.on("change:verification", drawVerification);
   drawInfo();
   drawVerification();
+  drawLive();
   return { el, banner, machines, drawPosition, drawHere };
 }

@@ -9,6 +9,14 @@ import { formatNumber, h, replace, s } from "./dom.js";
 const W = 240;
 const H = 48;
 const MODEL_CLASSES = 6;
+const BRANCH_CLASSES = 4;
+
+/** USD as people read small sums: $0.0030, $1.24, $1,204. */
+function usd(value) {
+  if (typeof value !== "number") return "—";
+  const digits = value >= 100 ? 0 : value >= 1 ? 2 : 4;
+  return `$${value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}`;
+}
 
 export class UsagePanel {
   /** @param {import("./protocol").Model} model */
@@ -46,18 +54,21 @@ export class UsagePanel {
     const cost = this.ledger.hasCost;
     replace(
       this.legend,
+      h("span", { class: "ae-usage-key", title: "every model together" }, h("span", { class: "ae-swatch ae-total-line" }), "all models"),
       models.map((name, k) => h("span", { class: "ae-usage-key", title: name }, h("span", { class: `ae-swatch ae-model-${k % MODEL_CLASSES}` }), name)),
-      (this.ledger.branches || []).map((b) => h("span", { class: "ae-usage-key", title: b.label }, h("span", { class: "ae-swatch ae-branch-line" }), `${b.label} (total)`)),
+      (this.ledger.branches || []).map((b, k) => h("span", { class: "ae-usage-key", title: b.label }, h("span", { class: `ae-swatch ae-branch-line ae-branch-${k % BRANCH_CLASSES}` }), `${b.label} (total)`)),
     );
     const rows = (this.ledger.byState || []).slice(0, 8);
+    const upTo = typeof this.ledger.at === "number" ? `entries 0–${formatNumber(this.ledger.at)}` : "the whole run";
     replace(
       this.byState,
       rows.length
         ? h(
             "table",
             { class: "ae-mini-table" },
+            h("caption", { class: "ae-muted" }, `ledger of ${upTo}`, this.ledger.cost !== null && this.ledger.cost !== undefined ? ` · ${usd(this.ledger.cost)}` : ""),
             h("thead", {}, h("tr", {}, h("th", {}, "state when spent"), h("th", {}, "calls"), h("th", {}, "tokens"), cost ? h("th", {}, "cost") : null)),
-            h("tbody", {}, rows.map(([state, n, tokens, c]) => h("tr", {}, h("td", { title: state }, state), h("td", {}, formatNumber(n)), h("td", {}, formatNumber(tokens)), cost ? h("td", {}, c === null ? "—" : Number(c).toFixed(4)) : null))),
+            h("tbody", {}, rows.map(([state, n, tokens, c]) => h("tr", {}, h("td", { title: state }, state), h("td", {}, formatNumber(n)), h("td", {}, formatNumber(tokens)), cost ? h("td", {}, c === null ? "—" : usd(Number(c))) : null))),
           )
         : null,
     );
@@ -81,31 +92,42 @@ export class UsagePanel {
       return d + ` H ${x(end)}`;
     };
     const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "ae-spark-svg", role: "img", "aria-label": "cumulative tokens over the run" });
-    for (const points of branchLines) if (points.length) svg.appendChild(s("path", { d: path(points, points[points.length - 1][0]), class: "ae-spark-line ae-branch-line" }));
-    svg.appendChild(s("path", { d: path(this.series, this.length - 1), class: "ae-spark-line" }));
+    branchLines.forEach((points, k) => {
+      if (points.length) svg.appendChild(s("path", { d: path(points, points[points.length - 1][0]), class: `ae-spark-line ae-branch-line ae-branch-${k % BRANCH_CLASSES}` }));
+    });
+    svg.appendChild(s("path", { d: path(this.series, this.length - 1), class: "ae-spark-line ae-total-line" }));
     ledgerLines.forEach((points, k) => svg.appendChild(s("path", { d: path(points, this.length - 1), class: `ae-spark-line ae-model-line ae-model-${k % MODEL_CLASSES}` })));
     if (index !== null && index !== undefined) svg.appendChild(s("line", { x1: x(index), x2: x(index), y1: 0, y2: H, class: "ae-spark-cursor" }));
     replace(this.plot, svg);
   }
 
-  /** @param {Record<string, any> | null | undefined} usage @param {number} index */
-  draw(usage, index) {
+  /**
+   * The totals up to the cursor (and their cost, with prices).
+   * @param {Record<string, any> | null | undefined} usage @param {import("./protocol").CostView | null | undefined} cost
+   * @param {number} index
+   */
+  draw(usage, cost, index) {
     this.index = index;
     if (usage === null || usage === undefined) {
       replace(this.totals, h("span", { class: "ae-muted" }, "summing usage…"));
       return;
     }
-    const rows = [];
+    const rows = [h("span", { class: "ae-k ae-subhead", "data-testid": "usage-scope" }, `up to index ${formatNumber(index)}`), h("span", {})];
     for (const [key, value] of Object.entries(usage || {})) {
       if (key === "byModel") continue;
       rows.push(h("span", { class: "ae-k" }, key), h("span", { class: "ae-v" }, formatNumber(value)));
     }
+    if (cost) rows.push(h("span", { class: "ae-k" }, "cost"), h("span", { class: "ae-v", "data-testid": "usage-cost", title: cost.unpriced.length ? `no price for ${cost.unpriced.join(", ")}: not counted` : "from the explorer's prices (USD per million tokens)" }, usd(cost.total), cost.unpriced.length ? "+" : ""));
     const models = Object.entries((usage || {}).byModel || {});
-    if (models.length) rows.push(h("span", { class: "ae-k ae-subhead" }, "totalTokens by model"), h("span", {}));
+    if (models.length) rows.push(h("span", { class: "ae-k ae-subhead" }, cost ? "tokens · cost by model" : "totalTokens by model"), h("span", {}));
     for (const [model, totals] of models) {
-      rows.push(h("span", { class: "ae-k ae-model", title: model }, model), h("span", { class: "ae-v" }, formatNumber(totals.totalTokens ?? 0)));
+      const c = cost && cost.byModel[model];
+      rows.push(h("span", { class: "ae-k ae-model", title: model }, model), h("span", { class: "ae-v" }, formatNumber(totals.totalTokens ?? 0), c !== undefined && c !== null ? ` · ${usd(c)}` : ""));
     }
-    if (!rows.length) rows.push(h("span", { class: "ae-muted" }, "nothing spent yet"));
+    if (rows.length === 2) {
+      const whole = this.series.length ? this.series[this.series.length - 1][1] : 0;
+      rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${formatNumber(whole)} tokens in all)` : "nothing spent in this run"));
+    }
     replace(this.totals, rows);
     this.redrawPlot(index);
   }

@@ -76,7 +76,7 @@ function render({ model, el }) {
     graph.highlight(f.active || [], f.taken || []);
     recording.draw(f);
     header.drawHere(f);
-    usage.draw(f.usage, i);
+    usage.draw(f.usage, f.cost, i);
     table.markCurrent(i);
     search.markCurrent(i);
     lineage.draw(model.get("lineage"), i);

@@ -1,7 +1,8 @@
 """The README's command-line block runs exactly as written (from a folder that has the repository's sample_logs/).
 
 Each line is run by bash with this venv's `agent-explorer` on PATH; its exit code must be the one its comment names
-(`# exit 1`), else 0. `open` lines start a server and are left to tests/cli/test_open.py and the browser tests.
+(`# exit 1`), else 0. `open` lines start a server and are left to tests/cli/test_open.py and the browser tests;
+`--follow` lines follow a live run and are left to tests/cli/test_follow.py.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def test_the_command_line_block_runs_as_written(sample_logs: Path, tmp_path: Pat
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     ran = []
     for line in readme_block("Command line"):
-        if line.startswith("agent-explorer open"):
+        if line.startswith("agent-explorer open") or " --follow" in line:
             continue
         expected = int(m.group(1)) if (m := re.search(r"# exit (\d)", line)) else 0
         done = subprocess.run(["bash", "-c", line], cwd=tmp_path, env=env, capture_output=True, text=True,

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from agent_explorer import get_usage_from_events
-from agent_explorer.explorer.frames import path_segments, value_text
+from agent_explorer.engine.values import value_text
 from agent_explorer.explorer.usage import UsageIndex
+from agent_explorer.explorer.values import path_segments
 from agent_explorer.explorer.verification import VerificationSummary
 
 

@@ -8,8 +8,8 @@ from typing import Any
 from sample_run import long_events, make_machine, record, usage
 
 from agent_explorer import get_usage_from_events
+from agent_explorer.engine.values import value_text
 from agent_explorer.explorer import Explorer
-from agent_explorer.explorer.frames import value_text
 
 
 def with_cost(event: dict[str, Any], cost: float) -> dict[str, Any]:

@@ -108,3 +108,52 @@ def crash_writer(kind: str, target: str, schema: str, thread_id: str, seed: str,
             _os.write(fd, f"ACK {length}\n".encode())
 
     asyncio.run(run())
+
+
+def steady_writer(kind: str, target: str, schema: str, thread_id: str, seed: str, ack_path: str, total: int, pause: float) -> None:
+    """Append 1-8-entry batches until the thread holds `total` entries, pausing `pause` s between them.
+
+    A host's retry loop: a failed append (the server restarting, the file busy) is retried after a
+    short sleep at the length read again, so the run goes on across a PostgreSQL restart.
+    """
+    import os as _os
+    import random
+    import time as _time
+
+    from agent_explorer.errors import AgentStoreBusyError, AgentStoreError
+
+    fd = _os.open(ack_path, _os.O_WRONLY | _os.O_APPEND | _os.O_CREAT, 0o600)
+
+    async def run() -> None:
+        if kind == "sqlite":
+            store: Any = SqliteEventLogStore(target)
+        else:
+            from agent_explorer.stores.postgres import PostgresEventLogStore
+
+            store = PostgresEventLogStore(target, schema=schema, max_size=1, timeout=5)
+        rng = random.Random(seed)
+        length = await store.length(thread_id)
+        _os.write(fd, f"READY {length}\n".encode())
+        retries = 0
+        while length < total:
+            try:
+                batch = crash_batch(rng, length, seed)[: total - length]
+                for entry in batch:
+                    entry["metadata"]["size"] = len(batch)
+                length = await store.append(thread_id=thread_id, expected_index=length, entries=batch)
+                _os.write(fd, f"ACK {length}\n".encode())
+            except AgentEventLogConflictError as conflict:
+                length = conflict.actual_length  # our append committed but its answer was lost
+            except (AgentStoreError, AgentStoreBusyError) as error:
+                retries += 1
+                _os.write(fd, f"RETRY {type(error).__name__}\n".encode())
+                _time.sleep(0.05)
+                try:
+                    length = await store.length(thread_id)
+                except (AgentStoreError, AgentStoreBusyError):
+                    pass
+            await asyncio.sleep(pause)
+        _os.write(fd, f"DONE {length} {retries}\n".encode())
+        await store.aclose()
+
+    asyncio.run(run())

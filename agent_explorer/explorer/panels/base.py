@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from ..branches import Branch
+from ..prices import Prices
 from ..table import EventTable
 from ..usage import UsageIndex
 
@@ -45,8 +46,10 @@ class View:
     """The line on view and what every panel reads of it: the line (recording or branch), its usage index and
     event table. `show(line)` switches the line and tells every listener, in the order they subscribed."""
 
-    def __init__(self, machine: Any, root: Branch, usage: UsageIndex | None, *, page_size: int = 100) -> None:
+    def __init__(self, machine: Any, root: Branch, usage: UsageIndex | None, *, page_size: int = 100,
+                 prices: Prices | None = None) -> None:
         self.machine = machine
+        self.prices = prices if prices is not None else Prices(None)
         self.definition: Mapping[str, Any] = machine.definition
         self.root = root
         self.line = root

@@ -28,7 +28,7 @@ class CursorPanel(Panel):
         super().__init__(view, traits)
         self._lock = lock
         self._recording = recording
-        self._frames = FrameBuilder(view.line, view.definition, view.usage, recording)
+        self._frames = FrameBuilder(view.line, view.definition, view.usage, recording, view.prices)
         self._wanted: int | None = None
         self._scheduled = False
         self._deferred: int | None = None  # an index asked for beyond the background fold, drawn when reached
@@ -109,6 +109,8 @@ class CursorPanel(Panel):
             if self._deferred is None and frame.get("index") == self.index and "usage" in frame:
                 usage = self.view.usage
                 frame["usage"] = usage.totals_at(self.index) if usage is not None else None
+                if self.view.prices and frame["usage"]:
+                    frame["cost"] = self.view.prices.cost_of_totals(frame["usage"])
                 self.traits.set("frame", frame)
 
     def grown(self) -> None:
@@ -126,7 +128,7 @@ class CursorPanel(Panel):
     def _line_changed(self, line: Branch) -> None:
         # The recording's side is drawn on the recorded line only: a branch's own entries are what-ifs.
         self._frames = FrameBuilder(line, self.view.definition, self.view.usage,
-                                    self._recording if line.is_root else None)
+                                    self._recording if line.is_root else None, self.view.prices)
         self.building = False
         self._deferred = None
         self.traits.set("length", len(line.entries))

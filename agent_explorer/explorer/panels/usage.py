@@ -41,12 +41,13 @@ class UsagePanel(Panel):
         """The ledger of the line on view up to `at` (default: all of it), published with the cumulative lines
         of the `compare` branches (a branch or a list)."""
         view = self.view
-        ledger = UsageLedger(view.entries, view.line.timeline.state_at, at=at, index=view.usage, label=self.label)
+        ledger = UsageLedger(view.entries, view.line.timeline.state_at, at=at, index=view.usage, label=self.label,
+                             prices=view.prices)
         others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
         branches = []
         for n, branch in enumerate(others, start=1):
             label = getattr(branch, "name", None) or getattr(branch, "thread_id", None) or f"branch {n}"
-            other = UsageLedger(branch.entries, branch.timeline.state_at, label=str(label))
+            other = UsageLedger(branch.entries, branch.timeline.state_at, label=str(label), prices=view.prices)
             ledger.compared.append(other)
             branches.append({"label": other.label, "forkedAt": getattr(branch, "forked_at", None),
                              "series": other.index.series()})

@@ -1,0 +1,107 @@
+"""Following a thread as it grows: the loop behind `EventLogStore.watch`, built on `read` alone.
+
+A backend only supplies a `WakeUp` (how a watcher learns that the thread may have grown: a condition,
+a cheap poll, LISTEN/NOTIFY); what is yielded always comes from `read`, so every store keeps the same
+guarantees. This module never writes, and never holds a read transaction open between reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator
+from typing import TYPE_CHECKING, Any
+
+from ..errors import AgentStoreBusyError, AgentStoreError
+
+if TYPE_CHECKING:
+    from .base import EventLogStore
+
+__all__ = ["WakeUp", "PollWakeUp", "watch_thread", "RETRY_FIRST", "RETRY_MAX"]
+
+RETRY_FIRST = 0.05  # seconds before retrying a read that failed transiently; doubles up to RETRY_MAX
+RETRY_MAX = 1.0
+
+
+class WakeUp:
+    """A backend's wake-up hook for one watcher of one thread.
+
+    `wait()` returns once the thread may have grown since the previous `wait()` returned (or since
+    `open()`, for the first): a spurious return costs one empty read, a missed one would stall the
+    watcher, so a backend errs on the side of waking. `close()` releases what `open()` took; it is
+    called exactly once, even when `open()` failed part way.
+    """
+
+    async def open(self) -> None:
+        """Take what the hook needs (a subscription, a connection); runs before the first read."""
+
+    async def wait(self) -> None:
+        raise NotImplementedError
+
+    def progressed(self) -> None:
+        """A read just found entries (a polling hook goes back to its shortest interval)."""
+
+    async def close(self) -> None:
+        """Release everything `open()` took; must not raise."""
+
+
+class PollWakeUp(WakeUp):
+    """No signal at all: sleep `low` seconds, growing by half each quiet round up to `high`, and
+    back to `low` whenever a read found entries (the loop calls `progressed`)."""
+
+    def __init__(self, low: float = 0.005, high: float = 0.2) -> None:
+        self.low, self.high = low, high
+        self._interval = low
+
+    def progressed(self) -> None:
+        self._interval = self.low
+
+    async def wait(self) -> None:
+        await asyncio.sleep(self._interval)
+        self._interval = min(self._interval * 1.5, self.high)
+
+
+async def watch_thread(
+    store: EventLogStore, thread_id: str, position: int
+) -> AsyncGenerator[list[dict[str, Any]], None]:
+    """The generator `EventLogStore.watch` returns (arguments already checked).
+
+    The wake-up hook is opened before the first read, so an append that lands between a read and
+    the next wait always wakes the watcher. Each batch is the result of one `read` from the current
+    position: a consistent read sees whole appends only, so a batch is one or more whole appends.
+    """
+    wakeup = store._watch_wakeup(thread_id)
+    try:
+        await wakeup.open()
+        read_once = False
+        failing_since: float | None = None
+        delay = RETRY_FIRST
+        while True:
+            try:
+                batch = await store.read(thread_id, position)
+            except (AgentStoreBusyError, AgentStoreError) as error:
+                # Before the first read succeeded, any failure is the caller's to see (a wrong DSN
+                # must not look like a slow thread); afterwards, a transient one is waited out.
+                budget = store._watch_retry_budget(error) if read_once else None
+                now = time.monotonic()
+                if failing_since is None:
+                    failing_since = now
+                if budget is None or now - failing_since > budget:
+                    raise
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX)
+                continue
+            read_once, failing_since, delay = True, None, RETRY_FIRST
+            if batch:
+                first = batch[0].get("index")
+                if first != position:  # a backstop: read() is contiguous by contract
+                    raise AgentStoreError(
+                        f"{store!r} returned index {first!r} where thread {thread_id!r} continues at {position}; "
+                        "the watch stops rather than skip or repeat entries"
+                    )
+                position += len(batch)
+                wakeup.progressed()
+                yield batch
+            await wakeup.wait()
+    finally:
+        await wakeup.close()

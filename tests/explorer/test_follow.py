@@ -1,0 +1,152 @@
+"""Following a live run: the explorer grows with the thread as a host appends to it (real writers: another
+thread, another process on a SQLite file), in a plain program and inside a running event loop alike."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agent_explorer import Explorer, SqliteEventLogStore, create_in_memory_event_log_store, read_log
+from agent_explorer.samples import support_agent
+
+LOGS = Path(__file__).parents[2] / "sample_logs"
+WRITER = Path(__file__).with_name("_live_writer.py")
+GUARD = 60.0  # seconds: a stuck follower fails the test instead of hanging the suite (not a speed goal)
+
+
+def until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + GUARD
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+def clean() -> list[dict[str, Any]]:
+    return list(read_log(LOGS / "support_clean.jsonl"))
+
+
+def test_the_cursor_stays_at_the_tail_and_verification_grows() -> None:
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    assert ex.following and ex.live["following"] is True and len(ex) == 3
+    ex.index = 2  # at the tail
+    for i in range(3, 8):  # the host appends from another thread, entry by entry
+        threading.Thread(target=store.sync.append,
+                         kwargs={"thread_id": "live", "expected_index": i, "entries": [entries[i]]}).start()
+        until(lambda i=i: len(ex) == i + 1, f"entry {i}")
+    until(lambda: ex.index == 7, "the cursor at the new tail")
+    assert ex.length == 8 and ex.frame["index"] == 7 and ex.frame["valueText"] == "awaitingApproval"
+    assert ex.verification["status"] == "ok" and ex.verification["checked"] == 8  # grown, not refolded
+    assert ex.live["lastRecordedAt"] == entries[7]["recordedAt"] and ex.live["newEntries"] == 0
+    assert ex.usage()["totalTokens"] == sum(e["event"]["usage"]["totalTokens"] for e in entries[:8]
+                                            if e["event"]["type"] == "@agent.usage")
+    ex.follow(False)
+    assert not ex.following and ex.live["following"] is False
+
+
+def test_away_from_the_tail_the_cursor_stays_and_new_entries_are_offered() -> None:
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:4])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    ex.index = 1
+    store.sync.append(thread_id="live", expected_index=4, entries=entries[4:6])
+    until(lambda: ex.live.get("newEntries") == 2, "the new-entries marker")
+    assert ex.index == 1 and ex.frame["index"] == 1 and ex.length == 6
+    ex._on_message(ex, {"kind": "jump-to-tail"}, [])
+    assert ex.index == 5 and ex.live["newEntries"] == 0
+    ex.follow(False)
+
+
+def test_a_divergent_entry_arriving_live_shows_at_once() -> None:
+    entries = copy.deepcopy(clean())
+    entries[6]["verification"]["stateHash"] = "0" * 64  # the host journaled a state the machine does not derive
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:6])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    assert ex.first_divergence is None
+    store.sync.append(thread_id="live", expected_index=6, entries=entries[6:8])
+    until(lambda: ex.first_divergence == 6, "the divergence")
+    assert ex.verification["status"] == "diverged" and [6, 6] in ex.verification["ranges"]
+    assert ex.table["rows"][6]["divergent"] is True
+    ex.follow(False)
+
+
+def test_following_again_catches_up_on_what_arrived_meanwhile() -> None:
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    ex.follow(False)
+    store.sync.append(thread_id="live", expected_index=3, entries=entries[3:9])
+    assert len(ex) == 3  # not following: nothing moved
+    ex.follow()
+    until(lambda: len(ex) == 9, "the catch-up")
+    store.sync.append(thread_id="live", expected_index=9, entries=entries[9:])
+    until(lambda: len(ex) == len(entries), "the rest")
+    assert [e["id"] for e in ex.entries] == [e["id"] for e in entries]  # in order, once each
+    ex.follow(False)
+
+
+def test_a_fork_and_a_sibling_thread_never_appear_on_the_followed_line() -> None:
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:4])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    store.sync.fork(thread_id="live", new_thread_id="live-fork", up_to_index=4)
+    store.sync.append(thread_id="live-fork", expected_index=4, entries=entries[4:7])
+    store.sync.append(thread_id="other", expected_index=0, entries=entries[:5])
+    store.sync.append(thread_id="live", expected_index=4, entries=[entries[4]])
+    until(lambda: len(ex) == 5, "the followed thread's own append")
+    time.sleep(0.2)
+    assert len(ex) == 5 and [e["id"] for e in ex.entries] == [e["id"] for e in entries[:5]]
+    ex.follow(False)
+
+
+async def test_following_inside_a_running_event_loop() -> None:
+    """A notebook cell runs inside the kernel's loop: following must not need (or block) that loop."""
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    await store.append(thread_id="live", expected_index=0, entries=entries[:2])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    ex.index = 1
+    await store.append(thread_id="live", expected_index=2, entries=entries[2:5])
+    deadline = time.monotonic() + GUARD
+    while len(ex) < 5:
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+    assert ex.index == 4 and ex.following
+    ex.follow(False)
+
+
+def test_a_writer_process_on_a_sqlite_file(tmp_path: Path) -> None:
+    entries = clean()
+    path = tmp_path / "live.db"
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(json.dumps(e) + "\n" for e in entries), encoding="utf-8")
+    store = SqliteEventLogStore(path)
+    store.sync.append(thread_id="t", expected_index=0, entries=entries[:1])
+    ex = Explorer.from_store(store, "t", support_agent, follow=True)
+    writer = subprocess.Popen([sys.executable, str(WRITER), f"sqlite:///{path}", "t", str(log), "1", "0.05"],
+                              stdout=subprocess.DEVNULL)
+    try:
+        until(lambda: len(ex) == len(entries), "every entry of the writer process")
+        assert writer.wait(GUARD) == 0
+        until(lambda: ex.index == len(entries) - 1, "the cursor at the tail")
+        assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(entries)
+        assert ex.frame["valueText"] == "resolved"
+    finally:
+        writer.kill()
+        ex.follow(False)
+        store.sync.close()
