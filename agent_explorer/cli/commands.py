@@ -13,7 +13,7 @@ from typing import Any
 
 from .machines import resolve_machine
 from .sources import copy_log, fork_thread, list_threads, load_entries, parse_source, save_entries
-from .terminal import terminal_safe
+from .terminal import terminal_safe as terminal_safe  # re-exported: other verbs import it from here
 
 
 def verify(args: argparse.Namespace) -> int:
