@@ -34,6 +34,7 @@ class Graph(TypedDict):
     nodes: dict[str, str]  # state id -> SVG element id
     edges: dict[str, list[str]]  # transition id -> SVG element ids
     labels: dict[str, str]  # state id -> label
+    lines: dict[str, int]  # transition id -> its label's line on a state's shared self-loop (graph.py)
 
 
 class EntryView(TypedDict):

@@ -48,7 +48,7 @@ function bothSides(f, hashChip) {
     "div",
     { class: "ae-section ae-sides", "data-testid": "both-sides" },
     h("div", { class: "ae-section-label" }, "value: the recording and the replay part here ", hashChip),
-    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
+    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value-recorded", "data-testid": "recorded-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
     h("div", { class: "ae-side replay", "data-testid": "side-replay" }, h("span", { class: "ae-side-label" }, "replay"), h("span", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null),
     h("div", { class: "ae-muted ae-side-why", "data-testid": "side-why" }, r.source === "recorder" ? `Recording: ${r.reason}.` : `Recording (inferred): ${r.reason}.`),
   );
