@@ -27,9 +27,10 @@ from agent_explorer.explorer.branches import Branch
 from agent_explorer.explorer.pending import pending_at
 from agent_explorer.runtime import get_agent_effects
 from agent_explorer.runtime.effects import EffectLedger
-from agent_explorer.samples import inbox_agent
+from agent_explorer.samples import ensure_samples, inbox_agent
 
-LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "inbox_long.jsonl"
+SAMPLE_LOGS = Path(__file__).resolve().parents[1] / "sample_logs"
+LOG = SAMPLE_LOGS / "inbox_long.jsonl"
 
 
 def refold_effects(timeline: Timeline, log: list[dict[str, Any]], index: int) -> list[Any]:
@@ -50,6 +51,7 @@ def main() -> None:
     parser.add_argument("--picks", type=int, default=12, help="random indices to time")
     args = parser.parse_args()
 
+    ensure_samples(SAMPLE_LOGS)  # the long run is generated on first use, not committed
     log = list(read_log(LOG))
     started = time.perf_counter()
     timeline = Timeline(inbox_agent, log)

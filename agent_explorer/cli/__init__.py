@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 
 from ..errors import AgentError
 from . import commands
+from .html import add_html_arguments, html_command
+from .open import add_open_arguments, open_command
+from .samples import add_samples_arguments, samples_command
 
 __all__ = ["main", "build_parser"]
 
@@ -29,6 +32,8 @@ def build_parser() -> argparse.ArgumentParser:
     verify = verbs.add_parser("verify", help="replay a log (or every thread of a store) and check each stateHash")
     verify.add_argument("log", metavar="LOG", help="a log, or with --all-threads a STORE_URL")
     verify.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef)")
+    verify.add_argument("--trust-machine-ref", action="store_true",
+                        help="import the machine the log names without asking")
     verify.add_argument("--strict", action="store_true", help="require a stateHash on every entry")
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
     verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
@@ -77,11 +82,17 @@ def build_parser() -> argparse.ArgumentParser:
         move.set_defaults(run=commands.copy)
 
     for name in ("open", "lab"):
-        lab = verbs.add_parser(name, help="open JupyterLab on the explorer notebook with the sample store")
-        lab.add_argument("--port", type=int, default=8888)
-        lab.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
-        lab.add_argument("--notebook", default="01_explore_a_run.ipynb", help="notebook in notebooks/ to open")
-        lab.set_defaults(run=commands.open_lab)
+        lab = verbs.add_parser(name, help="open JupyterLab on a notebook for LOG, or on the sample notebooks")
+        add_open_arguments(lab)
+        lab.set_defaults(run=open_command)
+
+    html = verbs.add_parser("html", help="write the explorer's static HTML export of a log")
+    add_html_arguments(html)
+    html.set_defaults(run=html_command)
+
+    samples = verbs.add_parser("samples", help="write the generated sample logs (the long run, the sample store)")
+    add_samples_arguments(samples)
+    samples.set_defaults(run=samples_command)
     return parser
 
 

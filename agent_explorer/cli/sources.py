@@ -186,3 +186,28 @@ def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None
 
     assert source.store_url is not None
     run_sync(_with_store(source.store_url, fork))
+
+
+def load_head(source: LogSource) -> list[dict[str, Any]]:
+    """The init entry alone (as a one-entry list): enough to name the machine without reading a long log."""
+    if not source.is_store:
+        from ..eventlog.files import iter_log
+
+        assert source.path is not None
+        if not source.path.exists():
+            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+        for entry in iter_log(source.path):
+            return [entry]
+        raise AgentError(f"{source.path} holds no entries", code="empty-log")
+
+    async def read(store: Any) -> list[dict[str, Any]]:
+        entries = await store.read(source.thread_id, 0, 1)
+        if not entries:
+            raise AgentError(
+                f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
+                code="thread-not-found",
+            )
+        return list(entries)
+
+    assert source.store_url is not None
+    return run_sync(_with_store(source.store_url, read))
