@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from ..errors import AgentError
 from .machines import resolve_machine
 from .sources import copy_log, fork_thread, list_threads, load_entries, parse_source, save_entries
 from .terminal import terminal_safe as terminal_safe  # re-exported: other verbs import it from here

@@ -123,31 +123,15 @@ def _open(url: str) -> Any:
 
 
 def _consented_machine_ref(store: Any, url: str, args: argparse.Namespace) -> str:
-    """Without --machine, the first thread's machineRef, imported only if the user said so."""
-    from ..eventlog.machine_ref import machine_ref_of
-    from ..stores.urls import redact_url
+    """Without --machine, the machineRef the store's first thread names, imported only with the user's consent
+    (the same rule as every verb: --trust-machine-ref, a yes at a terminal prompt, or a sample machine)."""
+    from .consent import consented_machine_ref
 
     async def first_entry() -> list[dict[str, Any]]:
         page = await store.list_threads(limit=1)
         return list(await store.read(page[0].thread_id, limit=1)) if page else []
 
-    ref = machine_ref_of(run_sync(first_entry()))
-    if ref is None:
-        raise AgentError(
-            f"pass --machine package.module:attribute: the machine every thread of {redact_url(url)} is replayed "
-            "against (its first thread names no machineRef)",
-            code="machine-not-found",
-        )
-    if not getattr(args, "trust_machine_ref", False):
-        # Consent flags are the CLI's (issue 14 adds --trust-machine-ref); name it only where it exists.
-        trust = " (or --trust-machine-ref)" if hasattr(args, "trust_machine_ref") else ""
-        raise AgentError(
-            f"the store's first thread names machine {ref!r}; a log never chooses the code that runs: pass "
-            f"--machine {ref}{trust} to replay every thread against it",
-            code="machine-not-found",
-            ref=ref,
-        )
-    return ref
+    return consented_machine_ref(run_sync(first_entry()), None, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
 
 
 @contextlib.contextmanager

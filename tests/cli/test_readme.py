@@ -35,5 +35,6 @@ def test_the_command_line_block_runs_as_written(sample_logs: Path, tmp_path: Pat
                               stdin=subprocess.DEVNULL, timeout=300)
         assert done.returncode == expected, f"{line}\n{done.stdout}\n{done.stderr}"
         ran.append(line.split()[1])
-    assert ran == ["samples", "verify", "show", "threads", "export", "import", "fork", "html"]
+    assert ran == ["samples", "verify", "show", "threads", "export", "import", "fork", "verify", "html"]
+    assert (tmp_path / "verify.xml").read_text().startswith("<?xml")  # the fleet line wrote its JUnit report
     assert (tmp_path / "clean.html").stat().st_size > 100_000 and (tmp_path / "runs.db").exists()

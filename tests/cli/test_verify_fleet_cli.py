@@ -162,11 +162,10 @@ def test_nothing_to_verify_cannot_pass_the_gate(gate: Any, tmp_path: Path, capsy
 def test_the_store_never_chooses_the_machine(production: str, capsys: Any) -> None:
     code, out, err = run(["verify", production, "--all-threads"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
-    assert f"names machine '{REF}'" in err and f"--machine {REF} " in err and "a log never chooses the code" in err
-    from agent_explorer.cli import build_parser
-
-    has_consent_flag = "--trust-machine-ref" in build_parser().format_help() + _verify_help()
-    assert ("--trust-machine-ref" in err) == has_consent_flag  # named only where the CLI has it
+    # The same consent rule as every verb: one line naming the ref and how to agree to it.
+    assert f"names machine '{REF}'" in err and "--trust-machine-ref" in err and f"--machine {REF}" in err
+    assert "untrusted-machine-ref" in err
+    assert "--trust-machine-ref" in _verify_help()
 
 
 def _verify_help() -> str:
