@@ -8,6 +8,7 @@ store's `machineRef` is only used with consent (`--trust-machine-ref`). Only rea
 from __future__ import annotations
 
 import argparse
+import asyncio
 import concurrent.futures
 import contextlib
 import json
@@ -19,7 +20,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import AgentError
-from .sources import STORE_SCHEMES, run_sync
+from .sources import STORE_SCHEMES
 
 __all__ = ["refuse_fleet_flags", "verify_fleet"]
 
@@ -51,9 +52,9 @@ def verify_fleet(args: argparse.Namespace) -> int:
         if show_bar:
             total = _count_threads(store)
         else:
-            run_sync(store.list_threads(limit=1))  # reachable, and the table is there
+            asyncio.run(store.list_threads(limit=1))  # reachable, and the table is there
     finally:
-        run_sync(store.aclose())
+        asyncio.run(store.aclose())
     with _executor(args) as executor:
         report = verify_store(
             url, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
@@ -131,7 +132,7 @@ def _consented_machine_ref(store: Any, url: str, args: argparse.Namespace) -> st
         page = await store.list_threads(limit=1)
         return list(await store.read(page[0].thread_id, limit=1)) if page else []
 
-    return consented_machine_ref(run_sync(first_entry()), None, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
+    return consented_machine_ref(asyncio.run(first_entry()), None, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
 
 
 @contextlib.contextmanager
@@ -174,7 +175,7 @@ def _count_threads(store: Any) -> int:
                 return total
             offset += len(page)
 
-    return run_sync(count())
+    return asyncio.run(count())
 
 
 def _progress_bar(total: int | None) -> Callable[[int, int | None], None]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from .usage import USAGE_TYPE
+from ..eventlog.entries import USAGE_EVENT_TYPE
 
 __all__ = ["MAX_PAGE", "EventTable", "entry_text", "page_offset"]
 
@@ -162,7 +162,7 @@ class EventTable:
     def row(self, index: int) -> dict[str, Any]:
         entry = self.entries[index]
         event = _event_of(entry)
-        usage = event.get("usage") if event.get("type") == USAGE_TYPE else None
+        usage = event.get("usage") if event.get("type") == USAGE_EVENT_TYPE else None
         total = usage.get("totalTokens") if isinstance(usage, Mapping) else None
         return {
             "index": index,

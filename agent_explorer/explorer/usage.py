@@ -19,9 +19,8 @@ from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
 from ..fleet import BatchContext, map_batches, read_threads
 from .prices import Prices, record_cost
 
-__all__ = ["USAGE_TYPE", "StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
+__all__ = ["StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
 
-USAGE_TYPE = USAGE_EVENT_TYPE  # the log package's constant, under the explorer's shorter name
 # Usage records between stored totals: a lookup folds at most this many, on every frame (the cursor's hot path).
 # 32 keeps a lookup ~0.1 ms (256 cost ~0.6 ms, a third of a frame, on the 100k-entry benchmark log) for one small
 # totals dict per 32 records.
@@ -63,11 +62,11 @@ class UsageIndex:
             entry = entries[i]
             # Fast path for the common shape (plain dicts); anything odd is checked the slow way.
             try:
-                if entry["event"]["type"] == USAGE_TYPE:
+                if entry["event"]["type"] == USAGE_EVENT_TYPE:
                     positions.append(i)
             except (KeyError, TypeError):
                 event = entry.get("event") if isinstance(entry, Mapping) else None
-                if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
+                if isinstance(event, Mapping) and event.get("type") == USAGE_EVENT_TYPE:
                     positions.append(i)
         self._scanned = len(entries)
         for start in range((len(self._checkpoints) - 1) * every, len(positions) - every + 1, every):
@@ -196,7 +195,7 @@ class UsageLedger(Mapping[str, Any]):
         for i in range(self.at + 1):
             entry = self.entries[i]
             cause = entry.get("causationId")
-            if cause is not None and entry["event"].get("type") != USAGE_TYPE:
+            if cause is not None and entry["event"].get("type") != USAGE_EVENT_TYPE:
                 completed_at.setdefault(cause, i)
         for position in self.index.positions[: self.index.count_at(self.at)]:
             event = self.entries[position]["event"]
@@ -485,7 +484,7 @@ async def usage_batch(context: BatchContext, thread_ids: Sequence[str]) -> tuple
         per_model: dict[str, dict[str, Any]] = {}
         for entry in entries:
             event = entry.get("event") or {}
-            if event.get("type") != USAGE_TYPE or not isinstance(event.get("usage"), Mapping):
+            if event.get("type") != USAGE_EVENT_TYPE or not isinstance(event.get("usage"), Mapping):
                 continue
             numbers = _flat_numbers(event["usage"])
             if "totalTokens" not in numbers:
