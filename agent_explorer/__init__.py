@@ -63,6 +63,7 @@ from .eventlog import (
     verify_log,
     write_log,
 )
+from .fleet import verify_store
 from .runtime import (
     ScriptedModel,
     create_decision_logic,
@@ -128,4 +129,6 @@ __all__ = [
     "ProviderError",
     # §6 explorer
     "Explorer",
+    # §7 beyond one log
+    "verify_store",
 ]

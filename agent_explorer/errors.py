@@ -31,7 +31,12 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 run-limit, version-bridge-needs-new-thread
     providers   invalid-prompt
     CLI, files  file-not-found, file-exists, thread-not-found, thread-not-empty, machine-not-found,
+                untrusted-machine-ref (a log's machineRef, not imported without consent),
                 missing-lab, missing-bundle, missing-dependency, no-free-port, sample-run-failed
+    fleet       machine-not-importable (worker processes need a 'module:attr'), machine-mismatch (a worker's
+                import of the machine has another id or version than the caller's), fleet-task-failed (the
+                executor itself failed: a broken process pool, a task Dask stopped retrying), coverage-failed /
+                usage-failed (a store's thread could not be folded / read for the explorer's fleet views)
 """
 
 from __future__ import annotations

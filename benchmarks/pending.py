@@ -1,9 +1,10 @@
 """Owed effects and pending timers at any index, and forking, on the 100,001-entry sample run.
 
 Measures, in one run on `sample_logs/inbox_long.jsonl`:
-- the checkpointed `PendingIndex` (one fold, a ledger copy every 64 entries) against the old derivation
-  (`get_agent_effects` over the whole prefix, what frames did before) at random indices;
-- the one-pass build's time and peak memory over the loaded log;
+- the line's one fold carrying the effect ledger (a Timeline with `ledger=EffectLedger.start_from`: snapshot
+  checkpoints every K, ledger checkpoints every min(K, 64)) against the old derivation (`get_agent_effects`
+  over the whole prefix, what frames did before) at random indices, each asked cold (nothing cached near it);
+- that fold's time and peak memory over the loaded log, beside a Timeline without the ledger;
 - a fork at index 90,000 that shares the parent's Timeline checkpoints, against `fork_event_log` + a new
   Timeline (the naive way).
 
@@ -23,11 +24,13 @@ from typing import Any
 from agent_explorer import Timeline, fork_event_log, read_log
 from agent_explorer.engine import initial_transition, transition
 from agent_explorer.explorer.branches import Branch
-from agent_explorer.explorer.pending import PendingIndex
+from agent_explorer.explorer.pending import pending_at
 from agent_explorer.runtime import get_agent_effects
-from agent_explorer.samples import inbox_agent
+from agent_explorer.runtime.effects import EffectLedger
+from agent_explorer.samples import ensure_samples, inbox_agent
 
-LOG = Path(__file__).resolve().parents[1] / "sample_logs" / "inbox_long.jsonl"
+SAMPLE_LOGS = Path(__file__).resolve().parents[1] / "sample_logs"
+LOG = SAMPLE_LOGS / "inbox_long.jsonl"
 
 
 def refold_effects(timeline: Timeline, log: list[dict[str, Any]], index: int) -> list[Any]:
@@ -48,6 +51,7 @@ def main() -> None:
     parser.add_argument("--picks", type=int, default=12, help="random indices to time")
     args = parser.parse_args()
 
+    ensure_samples(SAMPLE_LOGS)  # the long run is generated on first use, not committed
     log = list(read_log(LOG))
     started = time.perf_counter()
     timeline = Timeline(inbox_agent, log)
@@ -55,18 +59,18 @@ def main() -> None:
 
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.perf_counter()
-    index = PendingIndex(inbox_agent, log)
-    index.build()
+    line = Timeline(inbox_agent, log, ledger=EffectLedger.start_from)
     built = time.perf_counter() - started
     grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss) / 1024
-    print(f"pending index, one pass: {built:.1f} s, +{grown:.0f} MB peak RSS over the loaded log")
+    print(f"the line's one fold with the ledger: {built:.1f} s, +{grown:.0f} MB peak RSS over the loaded log")
 
     rng = random.Random(5)
     picks = [rng.randrange(len(log)) for _ in range(args.picks)]
     checkpointed = []
     for i in picks:
+        line._cache.clear()  # cold: the answer comes from the checkpoints, not the cursor's cache
         started = time.perf_counter()
-        index.at(i)
+        pending_at(line.point_at(i, traced=False))
         checkpointed.append(time.perf_counter() - started)
     refold = []
     for i in picks:
@@ -79,7 +83,7 @@ def main() -> None:
         f"(max {max(refold) * 1e3:.0f} ms); ratio {statistics.median(refold) / statistics.median(checkpointed):.0f}x"
     )
 
-    root = Branch.of_run(inbox_agent, log, timeline)
+    root = Branch.of_run(inbox_agent, line)
     started = time.perf_counter()
     root.fork(90_000)
     shared = time.perf_counter() - started

@@ -1,4 +1,4 @@
-"""The layering of docs/design.md holds at import time: a server install needs no Jupyter, pandas or graphviz."""
+"""The layering of docs/design.md holds at import time: a server install needs no Jupyter, pandas, graphviz or Dask."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab", "openai", "anthropic")
+HEAVY = (
+    "anywidget", "ipywidgets", "traitlets", "pandas", "graphviz", "psycopg", "jupyterlab", "openai", "anthropic",
+    "dask", "distributed",
+)
 
 
 def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> None:
@@ -22,7 +25,7 @@ def test_importing_the_package_pulls_in_no_notebook_or_database_library() -> Non
     assert out.stdout.strip() == "", f"importing agent_explorer loaded {out.stdout.strip()}"
 
 
-LAYERS = ["canonical", "engine", "eventlog", "stores", "runtime", "providers", "explorer"]
+LAYERS = ["canonical", "engine", "eventlog", "stores", "fleet", "runtime", "providers", "explorer"]
 PACKAGE = Path(__file__).resolve().parents[1] / "agent_explorer"
 
 

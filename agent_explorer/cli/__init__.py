@@ -14,6 +14,9 @@ from collections.abc import Callable, Sequence
 
 from ..errors import AgentError
 from . import commands
+from .html import add_html_arguments, html_command
+from .open import add_open_arguments, open_command
+from .samples import add_samples_arguments, samples_command
 
 __all__ = ["main", "build_parser"]
 
@@ -26,9 +29,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    verify = verbs.add_parser("verify", help="replay a log and check every entry's stateHash")
-    verify.add_argument("log", metavar="LOG")
+    verify = verbs.add_parser("verify", help="replay a log (or every thread of a store) and check each stateHash")
+    verify.add_argument("log", metavar="LOG", help="a log, or with --all-threads a STORE_URL")
     verify.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef)")
+    verify.add_argument("--trust-machine-ref", action="store_true",
+                        help="import the machine the log names without asking")
     verify.add_argument("--strict", action="store_true", help="require a stateHash on every entry")
     verify.add_argument("--all", action="store_true", help="list every divergence, not only the first")
     verify.add_argument("--json", action="store_true", help="print a JSON report (for CI)")
@@ -36,7 +41,17 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--follow", action="store_true",
                         help="STORE_URL#thread: verify entries as they are appended, print each divergence at once; "
                              "exit when the run ends (0 ok, 1 diverged) or on Ctrl-C (130, or 1 if it diverged)")
-    verify.set_defaults(run=_followable(commands.verify, "verify_follow"))
+    fleet = verify.add_argument_group("every thread of a store (LOG is a STORE_URL)")
+    fleet.add_argument("--all-threads", action="store_true", help="verify every thread of the store")
+    where = fleet.add_mutually_exclusive_group()
+    where.add_argument("--workers", type=int, metavar="N", help="in N worker processes on this machine")
+    where.add_argument("--scheduler", metavar="ADDRESS", help="on a Dask cluster (tcp://host:8786)")
+    fleet.add_argument("--ignore-version", action="store_true",
+                       help="fold threads recorded under another version of the machine instead of refusing them")
+    fleet.add_argument("--junit", metavar="FILE", help="also write a JUnit XML report (one test case per thread)")
+    fleet.add_argument("--batch-size", type=int, metavar="N",
+                       help="threads per worker task (default: ~4 tasks per worker, at most 500)")
+    verify.set_defaults(run=_fleet_or(_followable(commands.verify, "verify_follow")))
 
     show = verbs.add_parser("show", help="print a log as a table")
     show.add_argument("log", metavar="LOG")
@@ -67,12 +82,33 @@ def build_parser() -> argparse.ArgumentParser:
         move.set_defaults(run=commands.copy)
 
     for name in ("open", "lab"):
-        lab = verbs.add_parser(name, help="open JupyterLab on the explorer notebook with the sample store")
-        lab.add_argument("--port", type=int, default=8888)
-        lab.add_argument("--no-browser", action="store_true", help="print the URL instead of opening a browser")
-        lab.add_argument("--notebook", default="01_explore_a_run.ipynb", help="notebook in notebooks/ to open")
-        lab.set_defaults(run=commands.open_lab)
+        lab = verbs.add_parser(name, help="open JupyterLab on a notebook for LOG, or on the sample notebooks")
+        add_open_arguments(lab)
+        lab.set_defaults(run=open_command)
+
+    html = verbs.add_parser("html", help="write the explorer's static HTML export of a log")
+    add_html_arguments(html)
+    html.set_defaults(run=html_command)
+
+    samples = verbs.add_parser("samples", help="write the generated sample logs (the long run, the sample store)")
+    add_samples_arguments(samples)
+    samples.set_defaults(run=samples_command)
     return parser
+
+
+def _fleet_or(verb: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """`--all-threads` runs the fleet verification in cli/fleet.py (imported only then); without it, the fleet's
+    own flags are refused rather than ignored."""
+
+    def run(args: argparse.Namespace) -> int:
+        from . import fleet
+
+        if getattr(args, "all_threads", False):
+            return fleet.verify_fleet(args)
+        fleet.refuse_fleet_flags(args)
+        return verb(args)
+
+    return run
 
 
 def _followable(verb: Callable[[argparse.Namespace], int], follower: str) -> Callable[[argparse.Namespace], int]:

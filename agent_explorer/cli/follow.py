@@ -130,7 +130,7 @@ async def _verify_follow(source: LogSource, args: argparse.Namespace, progress: 
         async for batch in store.watch(source.thread_id, from_index=0):
             first = timeline is None
             if timeline is None:
-                machine = resolve_machine(batch, args.machine)  # the init entry names it (or --machine)
+                machine = resolve_machine(batch, args.machine, trust_ref=args.trust_machine_ref)  # consent.py decides
                 # One verifying fold that grows with the thread: each batch is folded and checked once.
                 timeline = Timeline(machine, batch, verify="strict" if args.strict else True)
             else:

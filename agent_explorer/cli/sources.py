@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
@@ -49,10 +49,6 @@ def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
             )
         return LogSource(store_url=url, thread_id=thread or None)
     return LogSource(path=Path(text))
-
-
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
 
 
 def _require_existing_sqlite_file(url: str) -> None:
@@ -103,7 +99,7 @@ def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = 
         return list(entries)
 
     assert source.store_url is not None
-    return run_sync(_with_store(source.store_url, read))
+    return asyncio.run(_with_store(source.store_url, read))
 
 
 async def _require_empty_thread(store: Any, dest: LogSource) -> None:
@@ -132,7 +128,7 @@ def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
         return int(await store.append(thread_id=dest.thread_id, expected_index=0, entries=entries))
 
     assert dest.store_url is not None
-    return run_sync(_with_store(dest.store_url, write, must_exist=False))
+    return asyncio.run(_with_store(dest.store_url, write, must_exist=False))
 
 
 def copy_log(source: LogSource, dest: LogSource) -> int:
@@ -151,13 +147,13 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
                 )
             return int(await _with_store(dest.store_url or "", with_dest, must_exist=False))
 
-        return run_sync(between_stores())
+        return asyncio.run(between_stores())
     if source.is_store and jsonl(dest.path):
         target = dest.path
         assert target is not None
         if target.exists():
             raise AgentError(f"{target} already exists; choose another file name", code="file-exists")
-        return int(run_sync(_with_store(
+        return int(asyncio.run(_with_store(
             source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", target))))
     if dest.is_store and jsonl(source.path):
         path = source.path
@@ -169,7 +165,7 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
             await _require_empty_thread(store, dest)
             return int(await import_thread_jsonl(store, dest.thread_id or "", path))
 
-        return int(run_sync(_with_store(dest.store_url or "", into, must_exist=False)))
+        return int(asyncio.run(_with_store(dest.store_url or "", into, must_exist=False)))
     return save_entries(dest, load_entries(source))
 
 
@@ -177,7 +173,7 @@ def list_threads(url: str, limit: int, offset: int) -> list[ThreadInfo]:
     async def threads(store: Any) -> list[ThreadInfo]:
         return list(await store.list_threads(limit=limit, offset=offset))
 
-    return run_sync(_with_store(url, threads))
+    return asyncio.run(_with_store(url, threads))
 
 
 def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None:
@@ -185,4 +181,29 @@ def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None
         await store.fork(thread_id=source.thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index)
 
     assert source.store_url is not None
-    run_sync(_with_store(source.store_url, fork))
+    asyncio.run(_with_store(source.store_url, fork))
+
+
+def load_head(source: LogSource) -> list[dict[str, Any]]:
+    """The init entry alone (as a one-entry list): enough to name the machine without reading a long log."""
+    if not source.is_store:
+        from ..eventlog.files import iter_log
+
+        assert source.path is not None
+        if not source.path.exists():
+            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+        for entry in iter_log(source.path):
+            return [entry]
+        raise AgentError(f"{source.path} holds no entries", code="empty-log")
+
+    async def read(store: Any) -> list[dict[str, Any]]:
+        entries = await store.read(source.thread_id, 0, 1)
+        if not entries:
+            raise AgentError(
+                f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
+                code="thread-not-found",
+            )
+        return list(entries)
+
+    assert source.store_url is not None
+    return asyncio.run(_with_store(source.store_url, read))

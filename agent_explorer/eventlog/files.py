@@ -13,7 +13,7 @@ import gc
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final, Literal, NoReturn
 
@@ -149,12 +149,15 @@ def write_log(
 class _LogChecker:
     """Checks each entry against the log so far: shape, contiguous indices from 0, unique ids."""
 
-    __slots__ = ("file", "ids", "next_index")
+    __slots__ = ("file", "find_later", "ids", "next_index")
 
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, find_later: Callable[[int], str | None] | None = None) -> None:
         self.file = file
         self.next_index = 0
         self.ids: set[str] = set()
+        # On an index gap (error path only): where a later entry holds the missing index, so reordered
+        # lines are told apart from missing ones.
+        self.find_later = find_later
 
     def check(self, entry: Any, line: int | None, raw: bytes | None = None) -> None:
         """Validate `entry`; `raw` is the JSON text it was parsed from, when there is one."""
@@ -181,10 +184,17 @@ class _LogChecker:
                     f"should have index {expected}"
                 )
             else:
-                problem = (
-                    f"index gap: expected index {expected}, found {index} (entries "
-                    f"{expected}..{index - 1} are missing)"
-                )
+                later = self.find_later(expected) if self.find_later is not None else None
+                if later is not None:
+                    problem = (
+                        f"out of order: index {index} comes before index {expected}, which is at {later} "
+                        f"(entries swapped or moved; a log lists its entries in index order)"
+                    )
+                else:
+                    problem = (
+                        f"index gap: expected index {expected}, found {index} (entries "
+                        f"{expected}..{index - 1} are missing)"
+                    )
             self.fail(f"{where}: {problem}", line, index)
         if index == 0 and entry["event"]["type"] != INIT_EVENT_TYPE:
             self.fail(
@@ -239,7 +249,20 @@ def jsonl_lines(lines: Iterable[bytes | str]) -> Iterator[tuple[int, bytes, bool
 
 def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[dict[str, Any]]:
     loads = orjson.loads
-    checker = _LogChecker(file)
+    line = 0
+
+    def find_later(index: int) -> str | None:
+        # Error path only: the rest of the file is read to find the line that holds `index`.
+        for number, later in enumerate(handle, start=line + 1):
+            try:
+                value = loads(later)
+            except orjson.JSONDecodeError:
+                continue
+            if type(value) is dict and value.get("index") == index:
+                return f"line {number}"
+        return None
+
+    checker = _LogChecker(file, find_later)
     check = checker.check
     for line, raw, truncated in jsonl_lines(handle):
         if truncated:
@@ -299,7 +322,17 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
             line=1,
             valid_entries=0,
         )
-    checker = _LogChecker(file)
+    position = 0
+
+    def find_later(index: int) -> str | None:
+        for later in range(position + 1, len(items)):
+            value = items[later]
+            if type(value) is dict and value.get("index") == index:
+                line_numbers = _array_element_lines(data)
+                return f"element {later}" + (f" (line {line_numbers[later]})" if later < len(line_numbers) else "")
+        return None
+
+    checker = _LogChecker(file, find_later)
     lines: list[int] | None = None
     for position, entry in enumerate(items):
         try:

@@ -2,7 +2,8 @@
 
 `find_machine_ref` is the writer's side (run_agent stamps it when the machine is a module attribute),
 `machine_ref_of` and `import_machine` the reader's (the CLI and the samples find the machine from the log).
-Importing a machine runs its module's code: only refs the user passed or logs they chose to open are imported.
+Importing a machine runs its module's code, and a ref read from a log is log text: it is imported only with the
+user's consent (the CLI asks), except the package's own sample machines (`is_sample_machine_ref`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ from typing import Any
 
 from ..errors import AgentError
 
-__all__ = ["find_machine_ref", "import_machine", "machine_ref_of"]
+__all__ = [
+    "SAMPLES_PACKAGE",
+    "find_machine_ref",
+    "import_machine",
+    "is_sample_machine_ref",
+    "machine_ref_of",
+    "parse_machine_ref",
+]
+
+#: The package whose machines a log may name without asking: its modules ship with agent_explorer itself.
+SAMPLES_PACKAGE = "agent_explorer.samples"
 
 
 def find_machine_ref(machine: Any) -> str | None:
@@ -32,13 +43,43 @@ def find_machine_ref(machine: Any) -> str | None:
     return None
 
 
-def import_machine(ref: str) -> Any:
+def parse_machine_ref(ref: str) -> tuple[str, tuple[str, ...]]:
+    """`"pkg.mod:attr.sub"` -> `("pkg.mod", ("attr", "sub"))`; anything else is an `invalid-machine-ref` error.
+
+    Every part must be an ASCII identifier: a ref is often log text, and this keeps a relative import, an empty
+    part, a path or a terminal escape from ever reaching `importlib` or a prompt.
+    """
+    if not isinstance(ref, str):
+        raise AgentError(f"a machine reference must be a str, got {type(ref).__name__}", code="invalid-machine-ref")
     module_name, sep, attr = ref.partition(":")
-    if not sep or not module_name or not attr:
+    modules, attrs = module_name.split("."), attr.split(".")
+    if not sep or not all(_identifier(part) for part in (*modules, *attrs)):
         raise AgentError(
-            f"machine reference {ref!r} must look like 'package.module:attribute'",
+            f"machine reference {ref!r} must look like 'package.module:attribute' (ASCII identifiers)",
             code="invalid-machine-ref",
         )
+    return module_name, tuple(attrs)
+
+
+def _identifier(part: str) -> bool:
+    return part.isascii() and part.isidentifier()
+
+
+def is_sample_machine_ref(ref: str) -> bool:
+    """True for a well-formed ref into the package's own samples: `agent_explorer.samples[.module]:attr`.
+
+    The match is by whole package path (`agent_explorer.samples_evil` or `agent_explorer.samplesx.y` are not
+    samples), and a malformed ref is never a sample.
+    """
+    try:
+        module_name, _ = parse_machine_ref(ref)
+    except AgentError:
+        return False
+    return module_name == SAMPLES_PACKAGE or module_name.startswith(SAMPLES_PACKAGE + ".")
+
+
+def import_machine(ref: str) -> Any:
+    module_name, attrs = parse_machine_ref(ref)
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
@@ -46,12 +87,13 @@ def import_machine(ref: str) -> Any:
             f"cannot import module {module_name!r} for machine {ref!r}: {error}", code="machine-not-found"
         ) from error
     target: Any = module
-    for part in attr.split("."):
+    for part in attrs:
         try:
             target = getattr(target, part)
         except AttributeError as error:
             raise AgentError(
-                f"module {module_name!r} has no attribute {attr!r} (machine {ref!r})", code="machine-not-found"
+                f"module {module_name!r} has no attribute {'.'.join(attrs)!r} (machine {ref!r})",
+                code="machine-not-found",
             ) from error
     if not hasattr(target, "get_persisted_snapshot"):
         raise AgentError(f"{ref!r} is not a machine (got {type(target).__name__})", code="machine-not-found")

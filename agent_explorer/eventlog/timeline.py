@@ -182,19 +182,20 @@ class Timeline:
         machine = self._machine
         machine_id, machine_version = machine.id, machine.version
         strict = self._errors == "raise"
+        check_version = self._check_version
         for index, entry in enumerate(entries, start):
-            event = entry.get("event") if isinstance(entry, Mapping) else None
-            if not isinstance(event, Mapping) or not isinstance(event.get("type"), str):
+            # Plain dicts first: an ABC isinstance check costs ~0.2 µs, and this runs once per entry on open.
+            event = entry.get("event") if type(entry) is dict or isinstance(entry, Mapping) else None
+            event_type = event.get("type") if type(event) is dict or isinstance(event, Mapping) else None
+            if type(event_type) is not str:
                 if strict:
                     raise AgentLogFormatError(
                         f"Entry {index} is not an entry object with an event that has a string type.", index=index
                     )
                 continue
-            if self._check_version and (
-                entry.get("machineVersion") != machine_version or entry.get("machineId") != machine_id
-            ):
+            if check_version and (entry.get("machineVersion") != machine_version or entry.get("machineId") != machine_id):
                 check_entry_machine(machine, entry, index)
-            if strict and event["type"] == "@agent.init":
+            if strict and event_type == "@agent.init":
                 raise late_init(entry, index)
 
     def build(self, until: int | None = None, *, progress: Callable[[int, int], None] | None = None) -> int:

@@ -18,11 +18,11 @@ from ..errors import AgentError
 from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
-from .pending import Pending
+from .pending import Pending, duration_text
 from .values import taken_ids
 from .wire import jsonable
 
-__all__ = ["EventChoice", "FieldSpec", "choices_at", "composer_payload", "dry_run"]
+__all__ = ["EventChoice", "FieldSpec", "choices_at", "composer_payload", "decisions_at", "dry_run"]
 
 _PLACEHOLDERS: dict[str, Any] = {"string": "", "integer": 0, "number": 0, "boolean": False, "array": [], "object": {}}
 
@@ -168,7 +168,7 @@ def choices_at(machine: Any, snapshot: Any, pending: Pending | None) -> list[Eve
                                    [FieldSpec("error", "json", True, error["error"])], note))
         for timer in pending.timers:
             event = dict(timer.event)
-            delay = f"{timer.delay} ms" if timer.delay is not None else "a delay"
+            delay = f"after {duration_text(timer.delay)}" if timer.delay is not None else "after a delay"
             armed = f", armed at {timer.armed_at}" if timer.armed_at is not None else ""
             out.append(EventChoice(str(event.get("type")), "timer", _can(snapshot, event), event, [],
                                    f"fire the timer ({delay}{armed})"))
@@ -182,6 +182,23 @@ def choices_at(machine: Any, snapshot: Any, pending: Pending | None) -> list[Eve
                              None if enabled else "ignored in this state (as filled by the template)")
         (accepted if enabled else ignored).append(choice)
     return out + accepted + ignored
+
+
+def decisions_at(pending: Pending | None, live: bool = True) -> list[dict[str, Any]]:
+    """The decisions in flight and the event types each may choose: a decision has no completion of its own (it
+    completes with the event it picks, journaled as that event), so the composer offers those events for it."""
+    if pending is None or not live:
+        return []
+    owed = {effect.site: effect for effect in pending.owed}
+    out = []
+    for child in pending.inflight:
+        if child.kind != "decision":
+            continue
+        effect = owed.get(child.id)
+        request = effect.request if effect is not None else None
+        events = list(request.events) if request is not None else []
+        out.append({"id": child.id, "requestId": child.request_id, "events": events})
+    return out
 
 
 def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) -> dict[str, Any]:
@@ -222,4 +239,5 @@ def composer_payload(machine: Any, snapshot: Any, pending: Pending | None, *, in
         "state": value_text(getattr(snapshot, "value", None)),
         "status": getattr(snapshot, "status", None),
         "choices": [c.to_json() for c in choices_at(machine, snapshot, pending)],
+        "decisions": decisions_at(pending, getattr(snapshot, "status", "active") == "active"),
     }

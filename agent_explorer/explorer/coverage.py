@@ -2,21 +2,24 @@
 
 One pure traced fold per log (the log's `fold` with `trace=True`): the microsteps name the
 transitions taken and the states entered, so counts are exact (eventless `always` steps and nested initial
-states included), not inferred from state values. Never executes an action, never writes a log.
+states included), not inferred from state values. Over a store, the threads go through the fleet machinery
+(any executor). Never executes an action, never writes a log.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
 from ..eventlog.fold import fold
+from ..fleet import BatchContext, map_batches, read_threads, without_cyclic_gc
 from .graph import initial_edge, iter_nodes, iter_transition_ids, transition_label
 
-__all__ = ["Coverage", "coverage_of", "coverage_of_store", "initial_edges"]
+__all__ = ["BatchCounts", "Coverage", "coverage_batch", "coverage_of", "coverage_of_store", "initial_edges"]
 
 # Heat levels drawn on the chart: 0 = never, then 1..LEVELS by share of the most frequent.
 LEVELS = 4
@@ -204,33 +207,61 @@ def coverage_of_store(
     machine: Any,
     *,
     thread_ids: Sequence[str] | None = None,
-    page: int = 100,
+    executor: concurrent.futures.Executor | None = None,
+    batch_size: int | None = None,
 ) -> Coverage:
     """Coverage of every thread of `store` whose init entry names `machine.id` (or of `thread_ids`).
 
-    Threads of other machines are skipped, not errors: a store usually holds runs of several agents.
+    Threads of other machines are skipped, not errors: a store usually holds runs of several agents. The
+    threads are folded batch by batch through the fleet machinery (`agent_explorer.fleet.map_batches`), here
+    by default or on `executor` (a process pool, Dask's `Client.get_executor()`): workers reopen the store
+    from its URL and import the machine by its `module:attr`, and the counts add up the same either way.
+    A thread that cannot be folded stops the count with an error naming it (a heatmap with holes would lie).
     """
-
-    sync = store.sync
-
-    def logs() -> Iterator[list[dict[str, Any]]]:
-        ids: Iterable[str] = thread_ids if thread_ids is not None else _all_threads(sync, page)
-        for thread_id in ids:
-            head = sync.read(thread_id, 0, limit=1)  # the init entry names the machine: read no more
-            if head and head[0].get("machineId") == machine.id:
-                yield list(sync.read(thread_id))
-
-    return coverage_of(machine, logs())
+    total = Coverage(machine.definition)
+    for _, counts in map_batches(coverage_batch, store, machine, threads=thread_ids, executor=executor,
+                                 batch_size=batch_size):
+        if counts.failed is not None:
+            thread_id, message = counts.failed
+            raise AgentError(f"coverage could not fold thread {thread_id!r}: {message}", code="coverage-failed",
+                             thread_id=thread_id)
+        total = total.add(Coverage(machine.definition, counts.states, counts.transitions, counts.runs, counts.entries))
+    return total
 
 
-def _all_threads(sync: Any, page: int) -> Iterator[str]:
-    offset = 0
-    while True:
-        infos = sync.list_threads(limit=page, offset=offset)
-        yield from (info.thread_id for info in infos)
-        if len(infos) < page:
-            return
-        offset += page
+@dataclass
+class BatchCounts:
+    """What one batch of threads adds to a coverage (no definition: only counts travel back from a worker)."""
+
+    states: Counter[str] = field(default_factory=Counter)
+    transitions: Counter[str] = field(default_factory=Counter)
+    runs: int = 0
+    entries: int = 0
+    failed: tuple[str, str] | None = None
+
+
+async def coverage_batch(context: BatchContext, thread_ids: Sequence[str]) -> BatchCounts:
+    """The fleet task: one traced fold per thread of this machine in the batch, summed."""
+    machine = context.machine
+    counts = BatchCounts()
+    with without_cyclic_gc():
+        async for read in read_threads(context.store, thread_ids):
+            if read.error is not None:
+                counts.failed = (read.thread_id, f"{type(read.error).__name__}: {read.error}")
+                return counts
+            log = read.entries or []
+            if not log or log[0].get("machineId") != machine.id:  # another agent's run (or none at all)
+                continue
+            try:
+                one = _one(machine, log, False, None)
+            except Exception as error:  # noqa: BLE001 - named to the caller, with its thread
+                counts.failed = (read.thread_id, f"{type(error).__name__}: {error}")
+                return counts
+            counts.states.update(one.states)
+            counts.transitions.update(one.transitions)
+            counts.runs += 1
+            counts.entries += one.entries
+    return counts
 
 
 def _one(

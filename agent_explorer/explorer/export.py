@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AgentError
 from .bundle import STATIC_DIR
 from .search import SearchQuery, search_page
+from .search_data import search_corpus
 
 if TYPE_CHECKING:
     from .widget import Explorer
@@ -59,8 +60,8 @@ def _window(
         start,
         stop,
         (
-            f"Static export of indices {start:,}–{stop:,} of a {n:,}-entry log: the slider stays "
-            "inside this window. Open the log in a notebook for the rest."
+            f"Static export of indices {start:,}–{stop:,} of a {n:,}-entry log: the slider, the search and "
+            "the filters stay inside this window. Open the log in a notebook for the rest."
         ),
     )
 
@@ -107,6 +108,8 @@ def static_payload(
         "rows": rows,
         "pageSize": 100,
         "searchHits": [h.to_json() for h in hits],
+        # What the page's own search and table filter read (js/src/pysearch.js): the window's events and contexts.
+        "search": search_corpus(ex.machine, ex.entries[: stop + 1], start, stop),
     }
 
 
@@ -162,7 +165,7 @@ const url = URL.createObjectURL(new Blob([code], {{ type: "text/javascript" }}))
 const widget = await import(url);
 const note = document.getElementById("ae-static-note");
 note.textContent = data.note || ("Static export of a " + data.traits.length + "-entry log: every index is here; " +
-  "search covers this page; forking and other logs need the notebook.");
+  "search and filters run here as in the notebook; forking and other logs need the notebook.");
 widget.renderStatic(data, document.getElementById("ae-static"));
 </script>
 </body>

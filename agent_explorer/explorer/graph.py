@@ -25,24 +25,42 @@ __all__ = [
 ]
 
 # Compact, theme-neutral defaults: the widget's CSS recolours fills/strokes by class, so colours here are
-# only what a plain SVG viewer (or the static HTML export) would show.
+# only what a plain SVG viewer (or the static HTML export) would show. Sizes are Graphviz points: the widget
+# draws the chart at 0.82-1.1 screen px per point, so 13 pt state and 11 pt transition labels stay at 9 px or more.
+# There is no `rankdir`: the browser lays the chart out both ways and keeps the direction that reads larger
+# in its panel (viz-js `graphAttributes`; a rankdir written here would override that choice).
+# Helvetica because Graphviz's text-width table for it is Arial's, the metrics of the fonts the widget draws
+# labels in (Helvetica, Arial, Liberation Sans): boxes are sized for the text the browser actually draws.
+FONT = "Helvetica"
+NODE_FONT_SIZE = 13
+EDGE_FONT_SIZE = 11
 _GRAPH_ATTRS = {
     "compound": "true",
-    "rankdir": "LR",
-    "fontname": "Helvetica",
-    "fontsize": "11",
+    "fontname": FONT,
+    "fontsize": str(NODE_FONT_SIZE),
     "nodesep": "0.3",
-    "ranksep": "0.45",
+    "ranksep": "0.4",
     "bgcolor": "transparent",
 }
 _NODE_ATTRS = {
-    "fontname": "Helvetica",
-    "fontsize": "11",
+    "fontname": FONT,
+    "fontsize": str(NODE_FONT_SIZE),
     "shape": "box",
     "style": "rounded",
     "height": "0.3",
 }
-_EDGE_ATTRS = {"fontname": "Helvetica", "fontsize": "9", "arrowsize": "0.6"}
+_EDGE_ATTRS = {"fontname": FONT, "fontsize": str(EDGE_FONT_SIZE), "arrowsize": "0.6"}
+# A final state is a rounded box with a second border, as tall as any other state: the inner box has no
+# vertical margin and the outer border sits 4 pt outside it (Graphviz's periphery gap), so the outline is
+# the size of a plain state with the same label (margin 0.11 in = 8 pt = 4 pt + 4 pt gap).
+_FINAL_ATTRS = {
+    "shape": "box",
+    "style": "rounded",
+    "peripheries": "2",
+    "margin": "0.055,0",
+    "width": "0.3",
+    "height": "0.2",
+}
 
 _AFTER_EVENT = re.compile(r"^xstate\.after\.([^.]+)\.")
 
@@ -65,6 +83,9 @@ class StatechartGraph:
     labels: dict[str, str] = field(
         default_factory=dict
     )  # transition id -> its label, for tables/tooltips
+    lines: dict[str, int] = field(
+        default_factory=dict
+    )  # transition id -> the line naming it, on a state's shared self-loop (see _Builder._loop_into)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,6 +93,7 @@ class StatechartGraph:
             "nodes": self.nodes,
             "edges": self.edges,
             "labels": self.labels,
+            "lines": self.lines,
         }
 
 
@@ -198,6 +220,25 @@ def _guard_name(guard: Any) -> str | None:
 
 def transition_label(transition: Mapping[str, Any]) -> str:
     """`EVENT [guard]` (always: `always`, delayed: `after <delay>`, invoke completion: `done: <id>`)."""
+    event, guard = _label_parts(transition)
+    return f"{event} [{guard}]" if guard else event
+
+
+def _edge_label(transition: Mapping[str, Any]) -> str:
+    """The drawn label: the guard on a line of its own, so a guarded edge's label is half as wide."""
+    event, guard = _label_parts(transition)
+    return _lines([event, f"[{guard}]"] if guard else [event])
+
+
+def _lines(lines: list[str]) -> str:
+    """DOT text of centred lines. Each line is escaped on its own and the joined text is marked not-HTML
+    again: a concatenation of escaped strings is a plain `str`, which the DOT writer would emit unquoted
+    (an HTML-like label) if it looked like `<...>`."""
+    text: str = graphviz.nohtml("\\n".join(graphviz.escape(line) for line in lines))
+    return text
+
+
+def _label_parts(transition: Mapping[str, Any]) -> tuple[str, str | None]:
     event = str(transition.get("eventType") or "")
     after = _AFTER_EVENT.match(event)
     if after:
@@ -209,8 +250,7 @@ def transition_label(transition: Mapping[str, Any]) -> str:
         event = "done: " + event[len("xstate.done.actor.") :]
     elif event.startswith("xstate.error.actor."):
         event = "error: " + event[len("xstate.error.actor.") :]
-    guard = _guard_name(transition.get("guard"))
-    return f"{event} [{guard}]" if guard else event
+    return event, _guard_name(transition.get("guard"))
 
 
 class _Builder:
@@ -329,17 +369,11 @@ class _Builder:
         self.anchor[state_id] = svg_id
         attrs: dict[str, str] = {"id": svg_id, "tooltip": tooltip}
         if kind == "final":
-            attrs.update(
-                shape="doublecircle",
-                style="",
-                width="0.3",
-                margin="0.02",
-                **{"class": "state final"},
-            )
+            attrs.update(_FINAL_ATTRS, **{"class": "state final"})
         elif kind == "history":
             deep = node.get("history") == "deep"
             attrs.update(
-                shape="circle", style="", width="0.3", **{"class": "state history"}
+                {"class": "state history"}, shape="circle", style="", fixedsize="true", width="0.32"
             )
             label = graphviz.escape("H*" if deep else "H")
         else:
@@ -347,8 +381,45 @@ class _Builder:
         dot.node(svg_id, label=label, **attrs)
 
     def _edges_into(self, dot: graphviz.Digraph, definition: Mapping[str, Any]) -> None:
-        for tid, source, transition in iter_transition_ids(definition):
-            self._edge_into(dot, tid, source, transition)
+        transitions = list(iter_transition_ids(definition))
+        loops: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
+        for tid, source, transition in transitions:
+            if not transition.get("target"):
+                loops.setdefault(source, []).append((tid, transition))
+        for tid, source, transition in transitions:
+            group = loops.get(source, [])
+            if transition.get("target") or len(group) < 2:
+                self._edge_into(dot, tid, source, transition)
+            elif group[0][0] == tid:
+                self._loop_into(dot, source, group)
+
+    def _loop_into(
+        self, dot: graphviz.Digraph, source: str, group: list[tuple[str, Mapping[str, Any]]]
+    ) -> None:
+        """A state's targetless transitions as one dotted self-loop, one label line each.
+
+        Why one loop: Graphviz nests a state's self-loops and sets their labels side by side, so six of them
+        read as one long run-on line twice the chart's width. `lines` says which line names which
+        transition, so the widget can mark the one taken.
+        """
+        tail = self.anchor.get(source) or self._root_anchor(dot)
+        svg_id = self.fresh("t")
+        labels = []
+        for n, (tid, transition) in enumerate(group):
+            label = transition_label(transition)
+            self.graph.labels[tid] = label
+            self.graph.edges.setdefault(tid, []).append(svg_id)
+            self.graph.lines[tid] = n
+            labels.append(label)
+        dot.edge(
+            tail,
+            tail,
+            id=svg_id,
+            style="dotted",
+            label=_lines(labels),
+            tooltip=_lines(labels),
+            **{"class": "transition loop"},
+        )
 
     def _edge_into(
         self, dot: graphviz.Digraph, tid: str, source: str, transition: Mapping[str, Any]
@@ -363,7 +434,7 @@ class _Builder:
         targets = [_target_id(t) for t in transition.get("target") or []]
         svg_ids = self.graph.edges.setdefault(tid, [])
         base = {
-            "label": graphviz.escape(label),
+            "label": _edge_label(transition),
             "class": "transition",
             "tooltip": graphviz.escape(label),
         }

@@ -14,7 +14,9 @@ from typing import Any
 from ..eventlog.timeline import Point
 from ..runtime.effects import AgentEffect, EffectLedger
 
-__all__ = ["AFTER_PREFIX", "ChildInFlight", "Pending", "Timer", "after_event_parts", "effect_json", "pending_at"]
+__all__ = [
+    "AFTER_PREFIX", "ChildInFlight", "Pending", "Timer", "after_event_parts", "duration_text", "effect_json", "pending_at",
+]
 
 AFTER_PREFIX = "xstate.after."
 
@@ -110,13 +112,13 @@ class Pending:
 def effect_json(effect: AgentEffect) -> dict[str, Any]:
     detail = None
     if effect.kind == "delay":
-        detail = f"fires after {_duration(effect.delay)}"  # the request id already names the event
+        detail = f"fires after {duration_text(effect.delay)}"  # the request id already names the event
     elif effect.request is not None and effect.request.src:
         detail = f"{effect.kind} {effect.request.src}"
     return {"kind": effect.kind, "site": effect.site, "requestId": effect.request_id, "detail": detail}
 
 
-def _duration(ms: Any) -> str:
+def duration_text(ms: Any) -> str:
     """A delay as a person reads it: `250 ms`, `1.5 s`, `4 min`, `4 h` (the exact ms stay in the tooltip data)."""
     if not isinstance(ms, (int, float)) or isinstance(ms, bool):
         return f"{ms} ms"

@@ -34,6 +34,7 @@ class Graph(TypedDict):
     nodes: dict[str, str]  # state id -> SVG element id
     edges: dict[str, list[str]]  # transition id -> SVG element ids
     labels: dict[str, str]  # state id -> label
+    lines: dict[str, int]  # transition id -> its label's line on a state's shared self-loop (graph.py)
 
 
 class EntryView(TypedDict):
@@ -338,6 +339,15 @@ class ComposerSent(TypedDict):
     message: str
     line: str
     nonce: JSON
+    event: NotRequired[JSON]  # the event as journaled (schema defaults filled)
+
+
+class DecisionView(TypedDict):
+    """A decision in flight: it completes with the event it chooses, one of `events`."""
+
+    id: str
+    requestId: str | None
+    events: list[str]
 
 
 class ComposerView(TypedDict):
@@ -347,6 +357,7 @@ class ComposerView(TypedDict):
     state: NotRequired[str]
     status: NotRequired[str | None]
     choices: list[ChoiceView]
+    decisions: NotRequired[list[DecisionView]]
     error: NotRequired[str]
     check: NotRequired[ComposerCheck]
     sent: NotRequired[ComposerSent]

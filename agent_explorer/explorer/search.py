@@ -234,7 +234,10 @@ class _Matcher:
     def maybe(self, value: Any) -> bool:
         if self.needle is None:
             return True
-        blob = orjson.dumps(value, default=str).decode()
+        try:
+            blob = orjson.dumps(value, default=str).decode()
+        except (orjson.JSONEncodeError, UnicodeError):
+            return True  # orjson cannot write it (a non-str key, an int past 64 bits): walk the tree instead
         return self.needle in (blob if self.case else blob.lower())
 
     def hits(self, value: Any, root: str) -> tuple[list[str], str] | None:

@@ -7,6 +7,7 @@ rows. Filters are computed once per (type, text) and cached as index lists. Read
 from __future__ import annotations
 
 import bisect
+import json
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -14,9 +15,9 @@ from typing import Any
 
 import orjson
 
-from .usage import USAGE_TYPE
+from ..eventlog.entries import USAGE_EVENT_TYPE
 
-__all__ = ["MAX_PAGE", "EventTable"]
+__all__ = ["MAX_PAGE", "EventTable", "entry_text", "page_offset"]
 
 MAX_PAGE = 500
 SUMMARY_CAP = 140
@@ -41,8 +42,30 @@ def _summary(event: Mapping[str, Any]) -> str:
     rest = {k: v for k, v in event.items() if k != "type"}
     if not rest:
         return ""
-    text = orjson.dumps(rest, default=str).decode()
+    text = _json_text(rest)[0]
     return text if len(text) <= SUMMARY_CAP else text[: SUMMARY_CAP - 1] + "…"
+
+
+def _json_text(value: Any) -> tuple[str, bool]:
+    """Compact JSON of `value`, and whether orjson wrote it (it cannot for a non-str key or an int past 64 bits;
+    then the stdlib does)."""
+    try:
+        return orjson.dumps(value, default=str).decode(), True
+    except (orjson.JSONEncodeError, UnicodeError):
+        return json.dumps(value, default=str, ensure_ascii=False, separators=(",", ":")), False
+
+
+def page_offset(offset: int, limit: int, total: int) -> int:
+    """Where the page holding row `offset` starts: pages start at multiples of `limit`, except the last,
+    which ends at the last row (so it holds a full page, never a lone row after a page boundary)."""
+    aligned = (max(0, int(offset)) // limit) * limit
+    return max(0, min(aligned, total - limit))
+
+
+def entry_text(entry: Mapping[str, Any]) -> tuple[str, bool]:
+    """What a text filter looks in (lowercased): the entry's id, causation id and event as JSON; and whether orjson
+    wrote it (else, for a non-str key or an int past 64 bits, the stdlib did)."""
+    return _json_text([entry.get("id"), entry.get("causationId"), entry.get("event")])
 
 
 class EventTable:
@@ -116,14 +139,7 @@ class EventTable:
 
     @staticmethod
     def _haystack(entry: Mapping[str, Any]) -> str:
-        return (
-            orjson.dumps(
-                [entry.get("id"), entry.get("causationId"), entry.get("event")],
-                default=str,
-            )
-            .decode()
-            .lower()
-        )
+        return entry_text(entry)[0].lower()
 
     def position_of(
         self, index: int, type_filter: str | None = None, text: str | None = None
@@ -135,10 +151,18 @@ class EventTable:
         pos = bisect.bisect_left(hits, index)
         return pos if pos < len(hits) and hits[pos] == index else None
 
+    def anchor(self, index: int, type_filter: str | None = None, text: str | None = None) -> int:
+        """The row to show for cursor `index` under the filters: its own row, or when the filters hide it the
+        first match after it (the last match when none follows; 0 when nothing matches)."""
+        hits = self.matches(type_filter, text)
+        if hits is None:
+            return max(0, min(index, len(self.entries) - 1))
+        return max(0, min(bisect.bisect_left(hits, index), len(hits) - 1))
+
     def row(self, index: int) -> dict[str, Any]:
         entry = self.entries[index]
         event = _event_of(entry)
-        usage = event.get("usage") if event.get("type") == USAGE_TYPE else None
+        usage = event.get("usage") if event.get("type") == USAGE_EVENT_TYPE else None
         total = usage.get("totalTokens") if isinstance(usage, Mapping) else None
         return {
             "index": index,
@@ -160,11 +184,12 @@ class EventTable:
         type_filter: str | None = None,
         text: str | None = None,
     ) -> dict[str, Any]:
-        """One window of rows: `{offset, limit, total, rows, query}`; offset is clamped into range."""
+        """One window of rows: `{offset, limit, total, rows, query}`: the page holding row `offset` (see
+        `page_offset`: the last page is full, ending at the last row)."""
         limit = max(1, min(int(limit), MAX_PAGE))
         hits = self.matches(type_filter, text)
         total = len(self.entries) if hits is None else len(hits)
-        offset = max(0, min(int(offset), max(0, total - 1)))
+        offset = page_offset(offset, limit, total)
         picked = range(offset, min(total, offset + limit))
         indices = list(picked) if hits is None else [hits[p] for p in picked]
         return {

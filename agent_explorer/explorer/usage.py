@@ -2,22 +2,25 @@
 
 The log package's `get_usage_from_events` is the one definition of the totals (token keys always present,
 nested counters summed, a missing `totalTokens` derived); this index only makes it cheap per frame: it keeps
-its result every K usage records and folds at most K more on a lookup. Read-only over the entries.
+its result every K usage records and folds at most K more on a lookup. `usage_of_store` sums the usage of a
+store's threads through the fleet machinery (any executor). Read-only over the entries.
 """
 
 from __future__ import annotations
 
 import bisect
+import concurrent.futures
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.values import value_text
+from ..errors import AgentError
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
+from ..fleet import BatchContext, map_batches, read_threads
 from .prices import Prices, record_cost
 
-__all__ = ["USAGE_TYPE", "UsageIndex", "UsageLedger"]
+__all__ = ["StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
 
-USAGE_TYPE = USAGE_EVENT_TYPE  # the log package's constant, under the explorer's shorter name
 # Usage records between stored totals: a lookup folds at most this many, on every frame (the cursor's hot path).
 # 32 keeps a lookup ~0.1 ms (256 cost ~0.6 ms, a third of a frame, on the 100k-entry benchmark log) for one small
 # totals dict per 32 records.
@@ -59,11 +62,11 @@ class UsageIndex:
             entry = entries[i]
             # Fast path for the common shape (plain dicts); anything odd is checked the slow way.
             try:
-                if entry["event"]["type"] == USAGE_TYPE:
+                if entry["event"]["type"] == USAGE_EVENT_TYPE:
                     positions.append(i)
             except (KeyError, TypeError):
                 event = entry.get("event") if isinstance(entry, Mapping) else None
-                if isinstance(event, Mapping) and event.get("type") == USAGE_TYPE:
+                if isinstance(event, Mapping) and event.get("type") == USAGE_EVENT_TYPE:
                     positions.append(i)
         self._scanned = len(entries)
         for start in range((len(self._checkpoints) - 1) * every, len(positions) - every + 1, every):
@@ -192,7 +195,7 @@ class UsageLedger(Mapping[str, Any]):
         for i in range(self.at + 1):
             entry = self.entries[i]
             cause = entry.get("causationId")
-            if cause is not None and entry["event"].get("type") != USAGE_TYPE:
+            if cause is not None and entry["event"].get("type") != USAGE_EVENT_TYPE:
                 completed_at.setdefault(cause, i)
         for position in self.index.positions[: self.index.count_at(self.at)]:
             event = self.entries[position]["event"]
@@ -384,3 +387,116 @@ class UsageLedger(Mapping[str, Any]):
 
 def running_cost(rows: Sequence[Mapping[str, Any]]) -> float:
     return float(sum(row.get("cost") or 0 for row in rows))
+
+
+class StoreUsage:
+    """`@agent.usage` over the threads of a store: one row per (thread, model), in thread order.
+
+    `to_pandas()` is that table (thread_id, model, records, inputTokens, outputTokens, totalTokens, cost);
+    `by_model()` / `by_thread()` its sums; `totals` the cumulative dict `get_usage_from_events` would give over
+    every thread (`byModel` included); `cost_usd` what the records cost (recorded costs, else `prices`), None
+    when none has a cost or a price. `threads` counts the threads read, `skipped` those of another machine.
+    """
+
+    TOKENS = ("inputTokens", "outputTokens", "totalTokens")
+
+    def __init__(self, rows: list[dict[str, Any]], threads: int, skipped: int) -> None:
+        self.rows = rows
+        self.threads = threads
+        self.skipped = skipped
+
+    @property
+    def totals(self) -> dict[str, Any]:
+        totals: dict[str, Any] = {key: 0 for key in self.TOKENS}
+        by_model: dict[str, dict[str, Any]] = {}
+        for row in self.rows:
+            model = by_model.setdefault(row["model"], {key: 0 for key in self.TOKENS})
+            for key in self.TOKENS:
+                totals[key] += row[key]
+                model[key] += row[key]
+        totals["byModel"] = by_model
+        return totals
+
+    @property
+    def cost_usd(self) -> float | None:
+        costs = [row["cost"] for row in self.rows if row["cost"] is not None]
+        return float(sum(costs)) if costs else None
+
+    def __repr__(self) -> str:
+        return (f"StoreUsage(threads={self.threads}, skipped={self.skipped}, rows={len(self.rows)}, "
+                f"totalTokens={self.totals['totalTokens']})")
+
+    def to_pandas(self) -> Any:
+        import pandas as pd
+
+        columns = ["thread_id", "model", "records", *self.TOKENS, "cost"]
+        return pd.DataFrame([[row[c] for c in columns] for row in self.rows], columns=columns)
+
+    def by_model(self) -> Any:
+        return self.to_pandas().groupby("model")[["records", *self.TOKENS, "cost"]].sum(min_count=1)
+
+    def by_thread(self) -> Any:
+        return self.to_pandas().groupby("thread_id", sort=False)[["records", *self.TOKENS, "cost"]].sum(min_count=1)
+
+
+def usage_of_store(
+    store: Any,
+    *,
+    machine: Any = None,
+    thread_ids: Sequence[str] | None = None,
+    prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    batch_size: int | None = None,
+) -> StoreUsage:
+    """The usage of every thread of `store` (or of `thread_ids`), summed per thread and model.
+
+    With `machine`, only threads whose init entry names its id count (the others are `skipped`). Reading and
+    summing go through the fleet machinery (`agent_explorer.fleet.map_batches`), here or on `executor`; usage
+    records never need a fold, so workers import no machine. Read-only.
+    """
+    table = prices if isinstance(prices, Prices) or prices is None else Prices(prices)
+    options = {"machine_id": getattr(machine, "id", None), "prices": table}
+    rows: list[dict[str, Any]] = []
+    threads = skipped = 0
+    for _, (batch_rows, read, other) in map_batches(usage_batch, store, None, threads=thread_ids,
+                                                    executor=executor, batch_size=batch_size, options=options):
+        rows.extend(batch_rows)
+        threads += read
+        skipped += other
+    return StoreUsage(rows, threads, skipped)
+
+
+async def usage_batch(context: BatchContext, thread_ids: Sequence[str]) -> tuple[list[dict[str, Any]], int, int]:
+    """The fleet task: (rows per thread and model, threads read, threads skipped) for one batch."""
+    machine_id = context.options.get("machine_id")
+    prices: Prices | None = context.options.get("prices")
+    rows: list[dict[str, Any]] = []
+    read_count = skipped = 0
+    async for read in read_threads(context.store, thread_ids):
+        if read.error is not None:
+            raise AgentError(f"usage could not read thread {read.thread_id!r}: {read.error}", code="usage-failed",
+                             thread_id=read.thread_id)
+        entries = read.entries or []
+        if machine_id is not None and (not entries or entries[0].get("machineId") != machine_id):
+            skipped += 1
+            continue
+        read_count += 1
+        per_model: dict[str, dict[str, Any]] = {}
+        for entry in entries:
+            event = entry.get("event") or {}
+            if event.get("type") != USAGE_EVENT_TYPE or not isinstance(event.get("usage"), Mapping):
+                continue
+            numbers = _flat_numbers(event["usage"])
+            if "totalTokens" not in numbers:
+                numbers["totalTokens"] = numbers.get("inputTokens", 0) + numbers.get("outputTokens", 0)
+            model = str(event.get("model") or "(unknown)")
+            row = per_model.setdefault(model, {"thread_id": read.thread_id, "model": model, "records": 0,
+                                               **{key: 0 for key in StoreUsage.TOKENS}, "cost": None})
+            row["records"] += 1
+            for key in StoreUsage.TOKENS:
+                row[key] += numbers.get(key) or 0
+            cost = record_cost(numbers, model, prices)
+            if cost is not None:
+                row["cost"] = (row["cost"] or 0.0) + cost
+        rows.extend(per_model.values())
+    return rows, read_count, skipped

@@ -14,7 +14,7 @@ import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import anywidget
 import traitlets
@@ -42,7 +42,7 @@ from .pending import Pending, effect_json
 from .prices import Prices
 from .recording import RecordingView
 from .search import SearchHits, SearchQuery
-from .usage import UsageIndex, UsageLedger
+from .usage import StoreUsage, UsageIndex, UsageLedger, usage_of_store
 
 __all__ = ["BUILD_CHUNK", "SYNC_VERIFY_LIMIT", "Explorer"]
 
@@ -140,7 +140,7 @@ class Explorer(anywidget.AnyWidget):
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
                                    recording=RecordingView(machine, root.entries, compare_with))
-        self._table = self._panel(TablePanel, types=not lazy)
+        self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=self._on_summary)
         self._search = self._panel(SearchPanel)
@@ -443,20 +443,34 @@ class Explorer(anywidget.AnyWidget):
         """The hits of the last search (from a cell or the widget's panel)."""
         return self._search.hits
 
-    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None) -> Any:
+    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None,
+                 executor: Any = None) -> Any:
         """States entered / transitions taken (this log and its branches, `logs`, or a store's threads) as a
-        DataFrame; the widget's "coverage" toggle draws it as a heatmap on the chart."""
-        return self.coverage_counts(logs, store=store, thread_ids=thread_ids).to_pandas()
+        DataFrame; the widget's "coverage" toggle draws it as a heatmap on the chart. A store's threads are
+        folded on `executor` when given (a process pool, Dask's `Client.get_executor()`; see agent_explorer.fleet)."""
+        return self.coverage_counts(logs, store=store, thread_ids=thread_ids, executor=executor).to_pandas()
 
     def coverage_counts(self, logs: Any = None, *, store: Any = None,
-                        thread_ids: Sequence[str] | None = None) -> Coverage:
+                        thread_ids: Sequence[str] | None = None, executor: Any = None) -> Coverage:
         """What `coverage()` draws, as counts (no pandas)."""
-        return self._coverage.coverage(logs, store=store, thread_ids=thread_ids)
+        return self._coverage.coverage(logs, store=store, thread_ids=thread_ids, executor=executor)
 
-    def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger:
+    @overload
+    def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger: ...
+    @overload
+    def usage(self, at: int | None = None, *, compare: Any = None, store: Any, thread_ids: Sequence[str] | None = None,
+              executor: Any = None) -> StoreUsage: ...
+
+    def usage(self, at: int | None = None, *, compare: Any = None, store: Any = None,
+              thread_ids: Sequence[str] | None = None, executor: Any = None) -> UsageLedger | StoreUsage:
         """The usage ledger up to `at` (default: the whole run): reads as the cumulative totals (same keys as
         get_usage_from_events), `.to_pandas()` / `.by_model()` / `.by_state()` / `.compare()` as tables;
-        `compare=` branches are drawn beside this run in the usage panel."""
+        `compare=` branches are drawn beside this run in the usage panel. With `store=`, the usage of that
+        store's threads of this machine instead (a `StoreUsage`, priced with this explorer's prices), read on
+        `executor` when given."""
+        if store is not None:
+            return usage_of_store(store, machine=self.machine, thread_ids=thread_ids, prices=self._view.prices,
+                                  executor=executor)
         if compare is not None:
             self._usage.compare_with = list(compare) if isinstance(compare, (list, tuple)) else [compare]
         return self._usage.ledger(at, compare)

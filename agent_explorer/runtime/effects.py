@@ -47,8 +47,6 @@ EFFECT_KINDS = ("text", "decision", "plan", "task", "delay", "execute")
 EXECUTE_ACTION_TYPES = frozenset({"xstate.sendTo", "xstate.cancel", "xstate.emit", "xstate.log"})
 DONE_PREFIX = "xstate.done.actor."
 ERROR_PREFIX = "xstate.error.actor."
-INIT_TYPE = INIT_EVENT_TYPE
-USAGE_TYPE = USAGE_EVENT_TYPE
 
 
 def to_done_event(site: str, output: Any) -> dict[str, Any]:
@@ -144,12 +142,12 @@ class JournalCounts:
         entry = is_entry(item)
         event = item["event"] if entry else item
         event_type = event.get("type", "")
-        if event_type == INIT_TYPE:
+        if event_type == INIT_EVENT_TYPE:
             metadata = item.get("metadata") if entry else None
             if isinstance(metadata, Mapping) and isinstance(metadata.get("executionId"), str):
                 self.execution_id = metadata["executionId"]
             return
-        if event_type == USAGE_TYPE:
+        if event_type == USAGE_EVENT_TYPE:
             return
         site = completion_site(event_type)
         if site is not None:
@@ -421,7 +419,7 @@ class EffectLedger:
         """Record a journaled item (entry or bare event) and the transition it caused."""
         event = event_of(item)
         event_type = event.get("type", "")
-        if event_type == USAGE_TYPE:
+        if event_type == USAGE_EVENT_TYPE:
             self.counts.add(item)
             return []
         causation = item.get("causationId") if is_entry(item) else None
@@ -598,7 +596,7 @@ def owed_effects(machine: Any, entries: Sequence[Mapping[str, Any]]) -> list[Age
 
 
 def _is_full_log(history: Sequence[Mapping[str, Any]] | None) -> bool:
-    return bool(history) and event_of(history[0]).get("type") == INIT_TYPE  # type: ignore[index]
+    return bool(history) and event_of(history[0]).get("type") == INIT_EVENT_TYPE  # type: ignore[index]
 
 
 def get_agent_effects(

@@ -1,11 +1,12 @@
-"""Record every sample run for real and write `sample_logs/`: one SQLite store plus one JSONL file per thread.
+"""Record every sample run for real and write `sample_logs/`: the committed JSONL files, then the generated ones.
 
     python -m agent_explorer.samples.regenerate [--out DIR] [--tickets N]
 
 Each scenario drives a sample machine through `run_agent` with scripted models, an injected clock and readable
-ids, against the SQLite store; the JSONL files are then exported from the store byte for byte, and README.md is
-written from the same table. Everything is deterministic: running it twice gives identical JSONL files and
-identical thread contents. It only ever writes the files it names in `out`.
+ids, against a scratch SQLite store; the JSONL files are exported from it byte for byte, README.md is written from
+the same table, and `ensure_samples` then writes the long run and the sample store (which are not committed) and
+the long run's digest (which is). Everything is deterministic: running it twice gives identical files. It only
+ever writes the files it names in `out`. Run it when recorded output really changes, and commit the result.
 """
 
 from __future__ import annotations
@@ -13,24 +14,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from ..errors import AgentError
 from ..eventlog import bridge_version, read_log, verify_log
-from ..eventlog.machine_ref import import_machine
 from ..runtime import AgentRequest, parse_agent_event, run_agent
 from ..stores.copy import export_thread_jsonl
 from ..stores.sqlite import SqliteEventLogStore
+from .catalog import DIVERGENCE_INDEX, LONG_RUN_THREAD, LONG_RUN_TICKETS, SAMPLES, SUPPORT, Sample, jsonl_name
 from .clock import SampleClock, entry_ids
-from .long_run import INBOX_REF, entries_for_tickets, long_run_entries
+from .generate import GENERATED_FILES, LONG_RUN_FILE, STAMP, STORE_FILE, ensure_samples
+from .long_run import entries_for_tickets
 from .models import FinishOrder, ModelRouter, scripted
 from .planner import PLANNER_MODEL, planner_agent
 from .research import BRANCH_MODEL, RESEARCH_MODEL, research_agent, sub_questions
+from .shipped import GOLDEN_FILES
 from .support import (
     LARGE_MODEL,
     SMALL_MODEL,
@@ -40,73 +44,6 @@ from .support import (
 )
 
 __all__ = ["DIVERGENCE_INDEX", "LONG_RUN_TICKETS", "SAMPLES", "Sample", "jsonl_name", "main", "regenerate"]
-
-#: 20,000 tickets: 100,001 entries in the long run.
-LONG_RUN_TICKETS = 20_000
-#: Where support-divergent first diverges from today's support_agent: the OFFER_REFUND decision the old
-#: refund policy accepted (lookup, classify + usage, draft + usage precede it).
-DIVERGENCE_INDEX = 6
-
-SUPPORT = "agent_explorer.samples.support"
-
-
-@dataclass(frozen=True)
-class Sample:
-    """One thread of the sample store: its id, the machine it verifies against, and what it shows."""
-
-    thread_id: str
-    machine_ref: str
-    shows: str
-    diverges_at: int | None = None
-
-    @property
-    def machine(self) -> Any:
-        """The machine `machine_ref` ("module:attribute") names, imported."""
-
-        return import_machine(self.machine_ref)
-
-
-SAMPLES: tuple[Sample, ...] = (
-    Sample("support-clean", f"{SUPPORT}:support_agent",
-           "A clean support run: order lookup (tool), classification and draft (two models), a model decision to "
-           "offer a refund, idle in `awaitingApproval` until a reviewer's `APPROVE` 20 minutes later, the refund "
-           "tool, the final reply. The run `agent-explorer open` shows."),
-    Sample("support-crashed", f"{SUPPORT}:support_agent",
-           "The process died while the `draft#1` request was in flight: the log ends after the classification. "
-           "It verifies; `replay(...).effects` lists the owed `draft#1`, which a resume re-executes."),
-    Sample("support-divergent", f"{SUPPORT}:support_agent",
-           "Recorded by `support_agent_old_policy` (refund limit 250.00) under the same id and version \"1\" as today's "
-           "machine (limit 150.00): the guard changed without a version bump. It diverges at the `OFFER_REFUND` "
-           "decision.", diverges_at=DIVERGENCE_INDEX),
-    Sample("support-bridge-v1", f"{SUPPORT}:support_agent",
-           "Version-bridge pair, part 1: a version-1 run left idle waiting for approval."),
-    Sample("support-bridge-v2", f"{SUPPORT}:support_agent_v2",
-           "Version-bridge pair, part 2: the new segment. Its init entry carries the v1 snapshot migrated by "
-           "`support_agent_v2.migrate` (`approval` became `approvals`) and `metadata.migratedFrom`; then `APPROVE`, "
-           "the refund and the reply under version 2."),
-    Sample("support-whatif", f"{SUPPORT}:support_agent",
-           "A what-if branch: `support-clean` forked just before the `APPROVE`, with a `REJECT` appended instead. The "
-           "agent drafts again; the model's `OFFER_REFUND` is refused by the guard and retried as `SEND_REPLY`."),
-    Sample("support-ignored", f"{SUPPORT}:support_agent",
-           "Ignored events: two `CUSTOMER_REPLIED` messages arrive while the agent waits for approval (no transition "
-           "handles them; journaled all the same, and replay ignores them again). Nobody approves, so the 4-hour "
-           "`after` timer fires and escalates the ticket."),
-    Sample("research-race", "agent_explorer.samples.research:research_agent",
-           "A fan-out: three spawned investigator branches in flight at once, completing in the order branch2, "
-           "branch0, branch1 (not spawn order); the log's order is the serialization replay follows."),
-    Sample("planner-trip", "agent_explorer.samples.planner:planner_agent",
-           "A plan (docs/semantics/step-path.md): the model books a flight, a hotel and activities one move at a time; "
-           "a booking over budget is refused by the guard and retried; `agent.plan.done` completes the plan with "
-           "`{steps, stopped}`."),
-    Sample("inbox-long", INBOX_REF,
-           "The long run: 20,000 tickets classified and routed, 100,001 entries, to feel how scrubbing and "
-           "verification scale. Written by the fast path of `long_run.py` (the same entries `run_agent` records)."),
-)
-
-
-def jsonl_name(thread_id: str) -> str:
-    return thread_id.replace("-", "_") + ".jsonl"
-
 
 # -- scenario helpers --------------------------------------------------------------------------------------------
 
@@ -346,26 +283,26 @@ async def planner_trip(store: Any) -> None:
                  "done", thread)
 
 
-async def inbox_long(store: Any, tickets: int) -> None:
-    batch: list[dict[str, Any]] = []
-    written = 0
-    for entry in long_run_entries(tickets, "inbox-long"):
-        batch.append(entry)
-        if len(batch) == 5000:
-            written = await store.append(thread_id="inbox-long", expected_index=written, entries=batch)
-            batch = []
-    if batch:
-        await store.append(thread_id="inbox-long", expected_index=written, entries=batch)
-
-
 # -- writing sample_logs/ -----------------------------------------------------------------------------------------
 
-OWNED_FILES = ("samples.db", "samples.db-wal", "samples.db-shm", "README.md")
+SCENARIOS: tuple[tuple[str, Callable[[Any], Awaitable[None]]], ...] = (
+    ("support-clean", support_clean),
+    ("support-crashed", support_crashed),
+    ("support-divergent", support_divergent),
+    ("support-bridge", support_bridge),
+    ("support-whatif", support_whatif),
+    ("support-ignored", support_ignored),
+    ("research-race", research_race),
+    ("planner-trip", planner_trip),
+)
+#: Everything regenerate writes into `out` (and so may remove first); nothing else there is touched.
+OWNED_FILES = (*GOLDEN_FILES, *GENERATED_FILES, f"{STORE_FILE}-wal", f"{STORE_FILE}-shm", STAMP)
+DIGEST_FILE = "inbox_long.sha256"
 
 
 @contextlib.asynccontextmanager
 async def _fresh_store(path: Path) -> AsyncIterator[SqliteEventLogStore]:
-    # NORMAL: these samples are rebuilt from scratch on failure, so per-commit fsyncs buy nothing here.
+    # NORMAL: a scratch store, thrown away after the export, so per-commit fsyncs buy nothing here.
     store = SqliteEventLogStore(path, synchronous="NORMAL")
     try:
         yield store
@@ -379,29 +316,32 @@ def _clear(out: Path) -> None:
 
 
 async def regenerate(out: Path, *, tickets: int = LONG_RUN_TICKETS, log: Callable[[str], Any] = print) -> dict[str, int]:
-    """Record every sample into `out` (created if needed); return the entry count of each thread."""
+    """Record every sample into `out` (created if needed); return the entry count of each thread.
+
+    The short runs are recorded into a scratch store and exported as the committed JSONL files; then the
+    generated files (the long run, the sample store) are written from them by `ensure_samples`, and the long
+    run's digest is written beside them so a later generation can be checked against this one.
+    """
     out.mkdir(parents=True, exist_ok=True)
     _clear(out)
-    scenarios: list[tuple[str, Callable[[Any], Awaitable[None]]]] = [
-        ("support-clean", support_clean),
-        ("support-crashed", support_crashed),
-        ("support-divergent", support_divergent),
-        ("support-bridge", support_bridge),
-        ("support-whatif", support_whatif),
-        ("support-ignored", support_ignored),
-        ("research-race", research_race),
-        ("planner-trip", planner_trip),
-        ("inbox-long", lambda store: inbox_long(store, tickets)),
-    ]
     lengths: dict[str, int] = {}
-    async with _fresh_store(out / "samples.db") as store:
-        for name, scenario in scenarios:
-            log(f"recording {name}")
-            await scenario(store)
-        for sample in SAMPLES:
-            lengths[sample.thread_id] = await export_thread_jsonl(store, sample.thread_id, out / jsonl_name(sample.thread_id))
+    with tempfile.TemporaryDirectory(prefix="agent-explorer-record-") as scratch:
+        async with _fresh_store(Path(scratch) / "record.db") as store:
+            for name, scenario in SCENARIOS:
+                log(f"recording {name}")
+                await scenario(store)
+            for sample in SAMPLES:
+                if sample.thread_id != LONG_RUN_THREAD:
+                    path = out / jsonl_name(sample.thread_id)
+                    lengths[sample.thread_id] = await export_thread_jsonl(store, sample.thread_id, path)
     _check_divergence(out)
     (out / "README.md").write_text(render_readme(), encoding="utf-8")
+    log(f"writing {LONG_RUN_THREAD} ({entries_for_tickets(tickets):,} entries) and the sample store")
+    await asyncio.to_thread(ensure_samples, out, force=True, tickets=tickets, source=out)
+    stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
+    long_run = stamp["files"][LONG_RUN_FILE]
+    (out / DIGEST_FILE).write_text(f"{long_run['sha256']}  {LONG_RUN_FILE}\n", encoding="utf-8")
+    lengths[LONG_RUN_THREAD] = long_run["entries"]
     return lengths
 
 
@@ -430,9 +370,12 @@ Recorded by `python -m agent_explorer.samples.regenerate` (do not edit by hand):
 `tests/samples/` proves writes the same entries), so regenerating gives identical files; `tests/samples/` checks
 that the committed files equal a fresh regeneration.
 
-- `samples.db`: one SQLite store holding every thread below (`SqliteEventLogStore("sample_logs/samples.db")`,
-  or `agent-explorer threads --store sqlite:///sample_logs/samples.db`).
-- `<thread>.jsonl`: the same threads, one file each, exported from the store byte for byte.
+- `<thread>.jsonl`: one thread per file. These are committed (each under 100 KB) and ship inside the package.
+- `inbox_long.jsonl` and `samples.db` are generated, not committed: `agent-explorer samples` (or
+  `agent_explorer.samples.ensure_samples()`) writes them in a few seconds, deterministically, and skips the work
+  when they are current. `samples.db` is one SQLite store holding every thread below
+  (`SqliteEventLogStore("sample_logs/samples.db")`, or `agent-explorer threads --store sqlite:///sample_logs/samples.db`);
+  `inbox_long.sha256` (committed) is the long run's digest, which a fresh generation must match.
 
 Each log names its machine in the init entry (`metadata.machineRef`), so `agent-explorer verify FILE` needs no
 `--machine`. Every log verifies except `support-divergent`, which diverges from today's `support_agent` at index

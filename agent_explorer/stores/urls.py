@@ -6,20 +6,23 @@
     postgresql://user@host:5432/db             PostgreSQL (also postgres://); ?schema=x&table=y&max_size=n are
                                                ours, every other query parameter goes to libpq unchanged
 
+`store_url(store)` is the inverse, for a store that must be reopened elsewhere (a fleet's worker processes).
 This module only parses and constructs; it never opens a connection (stores connect on first use).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
-from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from ..errors import AgentError
 from .base import EventLogStore
 from .memory import create_in_memory_event_log_store
 from .sqlite import SqliteEventLogStore
 
-__all__ = ["open_store"]
+__all__ = ["open_store", "redact_url", "sqlite_path", "store_url"]
 
 _FORMS = "memory:, sqlite:///relative.db, sqlite:////absolute.db, postgresql://user@host/db"
 
@@ -42,6 +45,55 @@ def open_store(url: str, **options: Any) -> EventLogStore:
     if scheme in ("postgresql", "postgres"):
         return _open_postgres(url, options)
     raise _bad(url, f"unknown scheme {scheme!r}" if scheme else "no scheme")
+
+
+def store_url(store: EventLogStore) -> str | None:
+    """A URL `open_store` reopens `store` from (the same data, in another process); None for a memory store.
+
+    Only what locates the data travels (file path or DSN, schema, table, read-only mode); tuning a worker
+    does not need (pool sizes, timeouts) stays behind. A PostgreSQL store opened from a `key=value` DSN
+    has no URL form: that is an error, not a guess.
+    """
+    if isinstance(store, SqliteEventLogStore):
+        query: dict[str, str] = {}
+        if store.table != "agent_event_log":
+            query["table"] = store.table
+        if store.read_only:
+            query["mode"] = "ro"
+        path = os.path.abspath(store.path)
+        return f"sqlite:///{quote(path)}" + (f"?{urlencode(query)}" if query else "")
+    postgres = _postgres_class()
+    if postgres is not None and isinstance(store, postgres):
+        dsn: str = store.dsn
+        parts = urlsplit(dsn)
+        if parts.scheme.lower() not in ("postgresql", "postgres"):
+            raise AgentError(
+                f"{store!r} was opened from a key=value DSN, which has no URL form; open it from a "
+                "postgresql:// URL so it can be reopened elsewhere",
+                code="invalid-argument",
+            )
+        pairs = parse_qsl(parts.query, keep_blank_values=True)
+        if store.schema != "agent_explorer":
+            pairs.append(("schema", store.schema))
+        if store.table != "agent_event_log":
+            pairs.append(("table", store.table))
+        return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(pairs), ""))
+    return None
+
+
+def redact_url(url: str) -> str:
+    """`url` without its password, for reports and logs (the URL itself still carries it to workers)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+
+
+def _postgres_class() -> Any:
+    module = sys.modules.get("agent_explorer.stores.postgres")  # a PostgreSQL store exists only if imported
+    return getattr(module, "PostgresEventLogStore", None) if module is not None else None
 
 
 def sqlite_path(url: str) -> str:

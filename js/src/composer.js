@@ -7,6 +7,7 @@
 import { debounce, h, replace } from "./dom.js";
 
 const KIND_LABEL = { done: "completes", error: "fails", timer: "timer", event: "event" };
+const SENT_TEXT_CAP = 240;
 
 function fieldInput(field, value) {
   const id = `ae-f-${field.name}`;
@@ -115,6 +116,20 @@ export class ComposerPanel {
     const where = c.appendsTo ? `appends to ${c.appendsTo}` : "forks a new branch after this index";
     replace(this.title, ` at index ${c.index ?? "?"} · `, h("code", {}, c.state ?? ""), c.status && c.status !== "active" ? ` (${c.status})` : "", ` · sending ${where}`);
     const choices = c.choices || [];
+    this.decisions = c.decisions || [];
+    const justSent = !!(c.sent && this.sentShown !== c.sent.nonce);
+    if (justSent) {
+      // Sent: the form starts over at the new index (no event chosen, no check of the one just sent).
+      this.chosen = null;
+      this.pending = null;
+      this.check.cancel();
+      this.choicesIndex = undefined;
+      this.sentAt = { line: c.sent.line, index: c.sent.index };
+    }
+    if (this.sentAt && (this.sentAt.line !== c.line || this.sentAt.index !== c.index)) {
+      this.sentAt = null; // the note belongs to the position it was sent from
+      replace(this.sentEl);
+    }
     if (this.choicesIndex !== c.index || this.choicesLine !== c.line) {
       // A new position: the choices may differ, so the form starts over.
       this.choicesIndex = c.index;
@@ -126,14 +141,17 @@ export class ComposerPanel {
       this.drawChoices(choices);
     }
     if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
-    if (this.sentAt && (this.sentAt.line !== c.line || this.sentAt.index !== c.index)) {
-      this.sentAt = null; // the note belongs to the position it was sent from
-      replace(this.sentEl);
-    }
-    if (c.sent && this.sentShown !== c.sent.nonce) {
+    if (justSent) {
       this.sentShown = c.sent.nonce;
-      this.sentAt = { line: c.sent.line, index: c.sent.index };
-      replace(this.sentEl, h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"), " ", `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`);
+      let sentText = c.sent.event === undefined ? "" : JSON.stringify(c.sent.event);
+      if (sentText.length > SENT_TEXT_CAP) sentText = `${sentText.slice(0, SENT_TEXT_CAP - 1)}…`;
+      replace(
+        this.sentEl,
+        h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"),
+        " ",
+        `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`,
+        sentText ? h("code", { class: "ae-compose-sent-event", "data-testid": "composer-sent-event", title: sentText }, sentText) : null,
+      );
     }
   }
 
@@ -160,15 +178,31 @@ export class ComposerPanel {
     const pendingWork = choices.filter((x) => x.kind !== "event");
     const accepted = choices.filter((x) => x.kind === "event" && x.enabled);
     const ignored = choices.filter((x) => x.kind === "event" && !x.enabled);
-    const group = (label, list) => (list.length ? h("div", { class: "ae-choice-group" }, h("span", { class: "ae-section-label" }, label), h("div", { class: "ae-chips" }, list.map(button))) : null);
-    replace(this.choicesEl, group("in flight and armed", pendingWork), group("accepted here", accepted), group("ignored here", ignored), choices.length ? null : h("div", { class: "ae-muted" }, "this machine declares no events"));
+    // A decision in flight has no completion of its own: it completes with the event it picks. Say so, and offer
+    // those events (the same choices as below) under its request id.
+    const decisions = (this.decisions || []).map((d) => {
+      const picks = (d.events || []).map((type) => choices.find((x) => x.kind === "event" && x.type === type)).filter(Boolean);
+      return h(
+        "span",
+        { class: "ae-decision", "data-testid": "composer-decision", title: `${d.requestId ?? d.id} is a decision: it completes by sending the event it chooses, journaled as that event` },
+        h("span", { class: "ae-choice-kind" }, "decides"),
+        h("code", {}, d.requestId ?? d.id),
+        picks.length ? " by sending " : " (no legal event to choose here)",
+        picks.map(button),
+      );
+    });
+    const group = (label, list, extra = []) => (list.length || extra.length ? h("div", { class: "ae-choice-group" }, h("span", { class: "ae-section-label" }, label), h("div", { class: "ae-chips" }, extra, list.map(button))) : null);
+    replace(this.choicesEl, group("in flight and armed", pendingWork, decisions), group("accepted here", accepted), group("ignored here", ignored), choices.length ? null : h("div", { class: "ae-muted" }, "this machine declares no events"));
   }
 
   drawForm() {
     const choice = this.choice();
     this.inputs = [];
     if (!choice) {
-      replace(this.formEl, h("div", { class: "ae-muted" }, "choose an event to fill in and send"));
+      const c = this.model.get("composer") || {};
+      const next = this.sentAt ? `choose the next event to send at index ${c.index ?? "?"}` : "choose an event to fill in and send";
+      replace(this.formEl, h("div", { class: "ae-muted", "data-testid": "composer-empty" }, next));
+      this.checkEl = null;
       return;
     }
     const rows = (choice.fields || []).map((field) => {

@@ -1,15 +1,31 @@
-// The statechart panel: renders the DOT Python built (once) with Graphviz-in-WebAssembly, then only toggles
-// classes (`active`, `taken`) on the drawn SVG as the cursor moves. Zoom (wheel, buttons), pan (drag), fit.
+// The statechart panel: renders the DOT Python built with Graphviz-in-WebAssembly once, then only toggles
+// classes (`active`, `taken`) on the drawn SVG as the cursor moves. Zoom (wheel, buttons), pan (drag), the
+// whole chart, and an overview (minimap.js) whenever part of the chart is out of view.
+//
+// The one layout decision is made at the first draw, from the chart's shape: it is laid out top-to-bottom and
+// left-to-right, and the direction that reads larger in the panel's width is kept; the panel then takes the
+// height that shows the whole chart at that size. A chart whose labels would render under 9 px even so opens
+// at a readable zoom around the active states, with the overview to find the rest.
 
 import { instance } from "@viz-js/viz";
 import { h, replace } from "./dom.js";
+import { Minimap } from "./minimap.js";
 
 let vizPromise = null;
-const MIN_SCALE = 0.85; // below this many screen px per chart unit, labels get hard to read
 function viz() {
   vizPromise ??= instance();
   return vizPromise;
 }
+
+const READABLE_PX = 9; // the smallest on-screen size of any label (node or edge) the chart opens at
+const COMFORT_SCALE = 1; // past this screen px per chart point, a larger drawing reads no better
+const MAX_SCALE = 1.1; // a small chart is not blown up past this (13 pt state labels at ~14 px)
+const FOCUS_SCALE = 0.9; // a chart too large to read whole opens at this zoom around the active states
+const STAGE_MIN = 300; // px heights the drawing area may take
+const STAGE_MAX = 560;
+const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
+const PAD = 8; // chart points of margin round the drawing
+const DIRECTIONS = ["TB", "LR"];
 
 /** Remove anything executable from the rendered SVG (Graphviz escapes labels; this is belt and braces). */
 function sanitize(svg) {
@@ -26,14 +42,43 @@ function sanitize(svg) {
   }
 }
 
+/** The drawing's extent [x, y, w, h] in chart points, with a margin. */
+function extentOf(svg) {
+  const vb = svg.viewBox?.baseVal;
+  const [x, y, w, hgt] = vb && vb.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
+  return [x - PAD, y - PAD, w + 2 * PAD, hgt + 2 * PAD];
+}
+
+/** Screen px per chart point that shows all of `box` in `width` px and at most STAGE_MAX px of height. */
+function wholeScale(box, width) {
+  return Math.min(width / box[2], STAGE_MAX / box[3], MAX_SCALE);
+}
+
+/** The direction to keep: the larger readable drawing first, then the one that fills its panel best. */
+function pickLayout(layouts, width) {
+  const rated = layouts.map((layout) => {
+    const scale = wholeScale(layout.box, width);
+    const stage = Math.min(STAGE_MAX, Math.max(STAGE_MIN, layout.box[3] * scale));
+    const filled = (layout.box[2] * scale * layout.box[3] * scale) / (width * stage);
+    return { layout, size: Math.round(Math.min(scale, COMFORT_SCALE) * 30), filled };
+  });
+  rated.sort((a, b) => b.size - a.size || b.filled - a.filled);
+  return rated[0].layout;
+}
+
 export class GraphPanel {
   constructor() {
     this.svg = null;
     this.nodes = new Map(); // state id -> element
     this.edges = new Map(); // transition id -> [elements]
     this.lit = [];
-    this.box = null; // the fitted viewBox [x, y, w, h]
-    this.view = null;
+    this.lines = {}; // transition id -> the line naming it on a state's shared self-loop
+    this.litLines = [];
+    this.box = null; // the whole chart [x, y, w, h] in chart points
+    this.view = null; // the part on view (the SVG's viewBox)
+    this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
+    this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
+    this.autoHeight = null; // the height this panel last gave itself (a different one is the user's)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
     this.toolbar = h(
@@ -41,34 +86,54 @@ export class GraphPanel {
       { class: "ae-graph-tools" },
       button("+", "Zoom in", () => this.zoom(0.8)),
       button("−", "Zoom out", () => this.zoom(1.25)),
-      button("fit", "Fit the chart to the panel", () => {
+      button("whole chart", "Show the whole chart", () => {
         this.awaitingSize = false;
+        this.userView = true;
         this.fit();
       }),
     );
-    this.el = h("div", { class: "ae-graph", "data-testid": "graph" }, this.toolbar, this.stage);
+    this.minimap = new Minimap((point) => this.centreOn(point));
+    this.el = h(
+      "div",
+      { class: "ae-graph", "data-testid": "graph" },
+      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), h("span", { class: "ae-spacer" }), this.toolbar),
+      h("div", { class: "ae-graph-body" }, this.stage, this.minimap.el),
+    );
     this.installPanZoom();
   }
 
+  /** Lay the chart out (both directions, once) and keep the one that reads larger in this panel. */
   async draw(graph) {
     if (!graph || !graph.dot) return;
-    let svg;
+    let layouts;
     try {
-      svg = (await viz()).renderSVGElement(graph.dot);
+      const engine = await viz();
+      layouts = DIRECTIONS.map((rankdir) => {
+        const svg = engine.renderSVGElement(graph.dot, { graphAttributes: { rankdir } });
+        return { rankdir, svg, box: extentOf(svg) };
+      });
     } catch (error) {
       replace(this.stage, h("pre", { class: "ae-error-text" }, `Could not draw the statechart: ${error?.message ?? error}`));
       return;
     }
+    const chosen = pickLayout(layouts, this.stage.clientWidth || this.el.clientWidth || FALLBACK_WIDTH);
+    const svg = chosen.svg;
     sanitize(svg);
     svg.classList.add("ae-svg");
-    const vb = svg.viewBox?.baseVal;
-    this.box = vb && vb.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
+    svg.dataset.rankdir = chosen.rankdir;
+    this.box = chosen.box;
+    this.rankdir = chosen.rankdir;
     svg.removeAttribute("width");
     svg.removeAttribute("height");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    const sizes = [...svg.querySelectorAll("g.node text, g.edge text")].map((t) => Number(t.getAttribute("font-size"))).filter((n) => n > 0);
+    this.readScale = READABLE_PX / (sizes.length ? Math.min(...sizes) : 11);
     this.svg = svg;
+    this.labelsFitted = false;
+    this.userView = false;
     this.nodes.clear();
     this.edges.clear();
+    this.lines = graph.lines || {};
     const byId = (id) => svg.querySelector(`[id="${CSS.escape(id)}"]`);
     for (const [stateId, svgId] of Object.entries(graph.nodes || {})) {
       const el = byId(svgId);
@@ -78,25 +143,63 @@ export class GraphPanel {
       const els = svgIds.map(byId).filter(Boolean);
       if (els.length) this.edges.set(transitionId, els);
     }
+    this.minimap.draw(svg, this.box);
     replace(this.stage, svg);
     if (this.pending) this.highlight(...this.pending);
     this.initialView();
   }
 
-  /** Whole chart if it is readable at that size, else a readable zoom centred on the active states. */
+  /** The whole chart when it reads at READABLE_PX in this panel, else a readable zoom on the active states.
+   *  Also gives the panel the height that shows the chart at that size (unless the user resized it). */
   initialView() {
-    const scale = this.fitScale();
+    const width = this.stage.clientWidth;
     // Not laid out yet (anywidget renders before the output is attached; JupyterLab lays out cells
-    // outside the viewport lazily): fit for now, decide again once it has a size and is visible.
-    if (scale !== null && scale < MIN_SCALE && this.follow(true)) {
-      this.awaitingSize = false;
+    // outside the viewport lazily): show it whole for now, decide again once it has a size.
+    if (!this.box || !width || !this.stage.clientHeight) {
+      this.awaitingSize = true;
+      this.fit();
       return;
     }
-    this.awaitingSize = scale === null || scale < MIN_SCALE;
-    this.fit();
+    this.awaitingSize = false;
+    this.fitLabels();
+    this.sizePanel(width);
+    // Too large to read whole: focus the active states (once they are known, see highlight).
+    this.wantsFocus = this.fitScale() < this.readScale && !this.focus();
+    if (this.fitScale() >= this.readScale || this.wantsFocus) this.fit();
   }
 
-  /** Screen pixels per chart unit when the whole chart is fitted (null before layout). */
+  /** Height for the drawing area: the chart's height at the scale its width allows, within limits. */
+  sizePanel(width) {
+    const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
+    if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
+    const scale = wholeScale(this.box, width);
+    const wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
+    const stage = Math.round(Math.min(STAGE_MAX, Math.max(STAGE_MIN, wanted)));
+    const chrome = this.el.offsetHeight - this.stage.clientHeight; // the head row and borders
+    this.autoHeight = `${stage + chrome}px`;
+    this.el.style.height = this.autoHeight;
+  }
+
+  /** A label drawn in a wider font than Graphviz measured (a system without Helvetica, Arial or Liberation
+   *  Sans) is narrowed to its box once, so no state's name ever crosses its border. */
+  fitLabels() {
+    if (this.labelsFitted || !this.svg) return;
+    this.labelsFitted = true;
+    for (const node of this.svg.querySelectorAll("g.node")) {
+      const shape = node.querySelector("path, polygon, ellipse");
+      const texts = [...node.querySelectorAll("text")];
+      if (!shape || !texts.length) continue;
+      const room = shape.getBBox().width - 6;
+      for (const text of texts) {
+        if (room > 0 && text.getComputedTextLength() > room) {
+          text.setAttribute("textLength", room.toFixed(1));
+          text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+        }
+      }
+    }
+  }
+
+  /** Screen pixels per chart point when the whole chart is fitted (null before layout). */
   fitScale() {
     const w = this.stage.clientWidth;
     const hgt = this.stage.clientHeight;
@@ -121,24 +224,46 @@ export class GraphPanel {
     return Number.isFinite(x0) ? [x0, y0, x1 - x0, y1 - y0] : null;
   }
 
-  /** Keep the active atomic states in view: centre on them when they are outside (or when `force`).
-   *  Returns false when they cannot be measured (not laid out). */
-  follow(force = false) {
-    if (!this.svg || !this.view) return false;
+  /** The active states' box (atomic ones when there are any), null when nothing can be measured. */
+  activeBox() {
     const leaves = this.lit.filter((el) => el.classList.contains("node"));
-    const box = this.boxOf(leaves.length ? leaves : this.lit);
+    return this.boxOf(leaves.length ? leaves : this.lit.filter((el) => !el.classList.contains("edge")));
+  }
+
+  /** Open a chart too large to read whole at FOCUS_SCALE, centred on the active states. */
+  focus() {
+    const box = this.activeBox();
     if (!box) return false;
+    const w = this.stage.clientWidth / Math.max(FOCUS_SCALE, this.readScale);
+    const hgt = this.stage.clientHeight / Math.max(FOCUS_SCALE, this.readScale);
+    this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
+    return true;
+  }
+
+  /** Keep a view of the chart's size or smaller on the chart (no panning into empty space). */
+  clamp([x, y, w, hgt]) {
+    const [bx, by, bw, bh] = this.box;
+    const cx = w >= bw ? bx + (bw - w) / 2 : Math.min(Math.max(x, bx), bx + bw - w);
+    const cy = hgt >= bh ? by + (bh - hgt) / 2 : Math.min(Math.max(y, by), by + bh - hgt);
+    return [cx, cy, w, hgt];
+  }
+
+  /** Move the view (same size) so `point` is at its centre: the overview's click. */
+  centreOn([px, py]) {
+    if (!this.view) return;
+    this.userView = true;
+    const [, , w, hgt] = this.view;
+    this.setView(this.clamp([px - w / 2, py - hgt / 2, w, hgt]));
+  }
+
+  /** Keep the active atomic states in view: recentre on them when they leave it. */
+  follow() {
+    if (!this.svg || !this.view) return;
+    const box = this.activeBox();
+    if (!box) return;
     const [x, y, w, hgt] = this.view;
     const inside = box[0] >= x && box[1] >= y && box[0] + box[2] <= x + w && box[1] + box[3] <= y + hgt;
-    if (inside && !force) return true;
-    let nw = w;
-    let nh = hgt;
-    if (force) {
-      nw = this.stage.clientWidth / MIN_SCALE;
-      nh = this.stage.clientHeight / MIN_SCALE;
-    }
-    this.setView([box[0] + box[2] / 2 - nw / 2, box[1] + box[3] / 2 - nh / 2, nw, nh]);
-    return true;
+    if (!inside) this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
   }
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
@@ -148,30 +273,64 @@ export class GraphPanel {
       return;
     }
     for (const el of this.lit) el.classList.remove("active", "taken");
+    for (const el of this.litLines) el.classList.remove("taken-line");
     this.lit = [];
+    this.litLines = [];
+    const states = [];
     for (const id of active || []) {
       const el = this.nodes.get(id);
       if (el) {
         el.classList.add("active");
         this.lit.push(el);
+        states.push(el);
       }
     }
     for (const id of taken || []) {
       for (const el of this.edges.get(id) || []) {
         el.classList.add("taken");
         this.lit.push(el);
+        const line = this.lines[id] === undefined ? null : el.querySelectorAll("text")[this.lines[id]];
+        if (line) {
+          line.classList.add("taken-line");
+          this.litLines.push(line);
+        }
       }
     }
-    this.follow();
+    this.minimap.mark(states);
+    if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
+    else this.follow();
   }
 
   setView(box) {
     this.view = box;
     this.svg?.setAttribute("viewBox", box.map((n) => n.toFixed(2)).join(" "));
+    this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
   }
 
+  /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet"). */
+  visibleView() {
+    const [x, y, w, hgt] = this.view;
+    const sw = this.stage.clientWidth;
+    const sh = this.stage.clientHeight;
+    if (!sw || !sh) return this.view;
+    const scale = Math.min(sw / w, sh / hgt);
+    const vw = sw / scale;
+    const vh = sh / scale;
+    return [x - (vw - w) / 2, y - (vh - hgt) / 2, vw, vh];
+  }
+
+  /** The whole chart, centred; a small chart at no more than MAX_SCALE (not blown up to the panel). */
   fit() {
-    if (this.box) this.setView([...this.box]);
+    if (!this.box) return;
+    const scale = this.fitScale();
+    if (scale === null || scale <= MAX_SCALE) {
+      this.setView([...this.box]);
+      return;
+    }
+    const [x, y, w, hgt] = this.box;
+    const vw = this.stage.clientWidth / MAX_SCALE;
+    const vh = this.stage.clientHeight / MAX_SCALE;
+    this.setView([x - (vw - w) / 2, y - (vh - hgt) / 2, vw, vh]);
   }
 
   disconnect() {
@@ -182,6 +341,7 @@ export class GraphPanel {
   zoom(factor, cx = 0.5, cy = 0.5) {
     if (!this.view) return;
     this.awaitingSize = false; // the user took the view over
+    this.userView = true;
     const [x, y, w, hgt] = this.view;
     const nw = Math.min(Math.max(w * factor, this.box[2] / 40), this.box[2] * 8);
     const nh = (hgt * nw) / w;
@@ -192,7 +352,9 @@ export class GraphPanel {
     let drag = null;
     if (typeof ResizeObserver !== "undefined") {
       this.resizer = new ResizeObserver(() => {
-        if (this.awaitingSize && this.fitScale() !== null) this.initialView();
+        if (!this.box || !this.stage.clientWidth) return;
+        if (this.awaitingSize || !this.userView) this.initialView();
+        else this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
       });
       this.resizer.observe(this.stage);
     }
@@ -215,12 +377,15 @@ export class GraphPanel {
     this.stage.addEventListener("pointerdown", (event) => {
       if (!this.view || event.button !== 0) return;
       drag = { x: event.clientX, y: event.clientY, view: [...this.view] };
-      this.awaitingSize = false;
       this.stage.setPointerCapture?.(event.pointerId);
       this.stage.classList.add("ae-dragging");
     });
     this.stage.addEventListener("pointermove", (event) => {
       if (!drag) return;
+      if (!drag.moved && Math.abs(event.clientX - drag.x) + Math.abs(event.clientY - drag.y) < 3) return;
+      drag.moved = true;
+      this.awaitingSize = false;
+      this.userView = true;
       const rect = this.stage.getBoundingClientRect();
       const [x, y, w, hgt] = drag.view;
       const scale = Math.max(w / rect.width, hgt / rect.height);

@@ -12,7 +12,7 @@ export class SearchPanel {
     this.setIndex = setIndex;
     const send = () => this.run();
     const later = debounce(send, 300);
-    this.text = h("input", { class: "ae-input ae-search", type: "search", placeholder: "Search events and context…", "aria-label": "Search text or regex", "data-testid": "search-text" });
+    this.text = h("input", { class: "ae-input ae-search ae-search-text", type: "search", placeholder: "Search events and context…", title: "Text to find in every event and every context (case-insensitive); Enter searches at once", "aria-label": "Search text or regex", "data-testid": "search-text" });
     this.text.addEventListener("input", later);
     this.text.addEventListener("keydown", (event) => {
       if (event.key === "Enter") {
@@ -21,7 +21,8 @@ export class SearchPanel {
       }
     });
     this.regex = h("input", { type: "checkbox", "aria-label": "Regular expression", "data-testid": "search-regex", onchange: send });
-    this.path = h("input", { class: "ae-input ae-search-path", type: "text", placeholder: "JSON path (e.g. context.order.id)", "aria-label": "JSON path", "data-testid": "search-path" });
+    this.regexLabel = h("label", { class: "ae-check", title: "Treat the text as a regular expression (Python's re syntax, case-insensitive)", "data-testid": "search-regex-label" }, this.regex, "regex");
+    this.path = h("input", { class: "ae-input ae-search-path", type: "text", placeholder: "JSON path (optional)", title: "Only under this JSON path, e.g. context.order.id, event.output.text or context.items[*].name", "aria-label": "JSON path", "data-testid": "search-path" });
     this.path.addEventListener("input", later);
     this.scope = h("select", { class: "ae-input", "aria-label": "Where to search", "data-testid": "search-scope", onchange: send }, h("option", { value: "both" }, "events + context"), h("option", { value: "events" }, "events"), h("option", { value: "context" }, "context"));
     this.summary = h("span", { class: "ae-muted", "data-testid": "search-summary" });
@@ -31,7 +32,7 @@ export class SearchPanel {
     this.el = h(
       "section",
       { class: "ae-panel ae-search-panel", "data-testid": "search" },
-      h("div", { class: "ae-panel-head ae-wrap" }, h("span", { class: "ae-panel-title" }, "Search"), this.text, h("label", { class: "ae-check" }, this.regex, ".*"), this.path, this.scope, h("span", { class: "ae-spacer" }), this.summary, this.prev, this.next),
+      h("div", { class: "ae-panel-head ae-wrap" }, h("span", { class: "ae-panel-title" }, "Search"), this.text, this.regexLabel, this.path, this.scope, h("span", { class: "ae-spacer" }), this.summary, this.prev, this.next),
       this.list,
     );
   }
@@ -76,6 +77,9 @@ export class SearchPanel {
       return;
     }
     this.summary.textContent = r.total ? `${formatNumber((r.offset || 0) + 1)}–${formatNumber((r.offset || 0) + hits.length)} of ${formatNumber(r.total)} hits` : "no hits";
+    const shown = JSON.stringify([q, r.offset || 0, r.total]);
+    if (shown !== this.shown) this.list.scrollTop = 0; // another page or query starts at its first hit
+    this.shown = shown;
     replace(
       this.list,
       hits.map((hit) =>

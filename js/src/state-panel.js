@@ -28,12 +28,34 @@ function pendingSections(f, i, jump) {
   return out;
 }
 
-function formatDelay(ms) {
+/** A delay as a person reads it, by the rules of pending.py's `duration_text` (the owed effect's "fires after …"
+ * comes from there): the largest unit it reaches, three significant digits: `250 ms`, `1.5 s`, `4 min`, `4 h`. */
+export function formatDelay(ms) {
   if (typeof ms !== "number") return "delay";
-  if (ms >= 3600000 && ms % 60000 === 0) return `${formatNumber(ms / 3600000)} h`;
-  if (ms >= 60000 && ms % 1000 === 0) return `${formatNumber(ms / 60000)} min`;
-  if (ms >= 1000) return `${formatNumber(ms / 1000)} s`;
-  return `${formatNumber(ms)} ms`;
+  /** @type {Array<[string, number]>} */
+  const units = [["d", 86400000], ["h", 3600000], ["min", 60000], ["s", 1000]];
+  for (const [unit, size] of units) if (ms >= size) return `${significant(ms / size, 3)} ${unit}`;
+  return `${significant(ms, 6)} ms`;
+}
+
+/** Python's `format(x, ".<digits>g")`. */
+function significant(x, digits) {
+  if (x === 0) return "0";
+  const [mantissa, exp] = x.toExponential(digits - 1).split("e");
+  const e = Number(exp);
+  if (e < -4 || e >= digits) {
+    const m = mantissa.includes(".") ? mantissa.replace(/\.?0+$/, "") : mantissa;
+    return `${m}e${e < 0 ? "-" : "+"}${String(Math.abs(e)).padStart(2, "0")}`;
+  }
+  const fixed = x.toFixed(Math.max(0, digits - 1 - e));
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
+}
+
+/** "2026-03-02T09:00:03.400Z" -> "2026-03-02 09:00:03" (the whole timestamp is the tooltip). */
+function recordedText(iso) {
+  if (typeof iso !== "string") return "";
+  const match = /^(\d{4,}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
+  return match ? `${match[1]} ${match[2]}` : iso;
 }
 
 /**
@@ -48,7 +70,7 @@ function bothSides(f, hashChip) {
     "div",
     { class: "ae-section ae-sides", "data-testid": "both-sides" },
     h("div", { class: "ae-section-label" }, "value: the recording and the replay part here ", hashChip),
-    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
+    h("div", { class: "ae-side recording", "data-testid": "side-recording" }, h("span", { class: "ae-side-label" }, "recording"), h("span", { class: "ae-value-recorded", "data-testid": "recorded-value" }, recorded), r.candidates ? h("span", { class: "ae-muted" }, " (or another state handling that event)") : null),
     h("div", { class: "ae-side replay", "data-testid": "side-replay" }, h("span", { class: "ae-side-label" }, "replay"), h("span", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null),
     h("div", { class: "ae-muted ae-side-why", "data-testid": "side-why" }, r.source === "recorder" ? `Recording: ${r.reason}.` : `Recording (inferred): ${r.reason}.`),
   );
@@ -63,6 +85,7 @@ export class StatePanel {
       model.save_changes();
     };
     this.folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
+    this.payloadOpen = false; // the event payload's disclosure, kept open or closed across steps
     this.body = h("div", { class: "ae-state-body" });
     this.el = h("section", { class: "ae-panel ae-state", "data-testid": "state" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "State")), this.body);
   }
@@ -101,12 +124,18 @@ export class StatePanel {
     }
     if (f.foldError) blocks.push(h("div", { class: "ae-error-text", "data-testid": "fold-error" }, f.foldError));
     blocks.push(
-      f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
-      section(
-        "event",
-        h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${entry.recordedAt ?? ""}`)),
+      // Pinned while the rest scrolls: the value (both sides at a divergence) and the event stay in view.
+      h(
+        "div",
+        { class: "ae-state-head", "data-testid": "state-head" },
+        f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
+        section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${recordedText(entry.recordedAt)}`))),
+      ),
+      h(
+        "div",
+        { class: "ae-section ae-event-more" },
         (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : f.status === "error" && String(entry.type).startsWith("xstate.error.actor.") ? "no onError handles it: the machine stopped with status error" : "ignored: no enabled transition in this state"),
-        h("details", { class: "ae-event-json" }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
+        h("details", { class: "ae-event-json", open: this.payloadOpen, ontoggle: (event) => (this.payloadOpen = event.target.open) }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
       ),
     );
     blocks.push(...pendingSections(f, i, this.jump));

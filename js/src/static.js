@@ -1,9 +1,41 @@
 // The static model shim of `Explorer.to_html`: answers the widget's `model.get/set/on/off/send` from data
-// exported by Python (traitlets, one frame per index of the window, that window's table rows), so the same
-// front end runs in a plain HTML file with no kernel. Intents that need Python (effects on demand, coverage
-// of other logs, JSON-path search) are answered from what was exported, or shown as not available here.
+// exported by Python (traitlets, one frame per index of the window, that window's table rows, and the window's
+// events and contexts for the search), so the same front end runs in a plain HTML file with no kernel. The search
+// and the table's filter run pysearch.js over the exported data: the same algorithm as the notebook's, so the same
+// hits. Intents that need Python (effects on demand, coverage of other logs, composing) are shown as not available.
+
+import { hitMarks, hitRanges, searchCorpus, searchPage, tableMatches } from "./pysearch.js";
 
 const PAGE = 100;
+const MARKS_CAP = 2000;
+
+/** table.py `page_offset`: pages start at multiples of `limit`; the last one ends at the last row. */
+function pageOffset(offset, limit, total) {
+  const aligned = Math.floor(Math.max(0, offset) / limit) * limit;
+  return Math.max(0, Math.min(aligned, total - limit));
+}
+
+/** panels/table.py `_thin`: at most `cap` indices, evenly spread. */
+function thin(indices, cap) {
+  if (indices.length <= cap) return indices;
+  const step = indices.length / cap;
+  return Array.from({ length: cap }, (_, k) => indices[Math.floor(k * step)]);
+}
+
+/** The table filter's row indices over the exported window (what the page's table shows for type/text). */
+export function staticTableMatches(data, type, text) {
+  return tableMatches(data.search || {}, data.rows || [], type, text);
+}
+
+/** The search's hits for `query` over the exported window, with marks for the track (search.py's payload). */
+export function staticSearchResults(data, query) {
+  try {
+    const hits = searchCorpus(data.search || {}, query);
+    return { all: hits, page: { ...searchPage(hits, query), marks: hitMarks(hits), ranges: hitRanges(hits) } };
+  } catch (error) {
+    return { all: [], page: searchPage([], query, 0, String(/** @type {Error} */ (error).message || error)) };
+  }
+}
 
 export function createStaticModel(data) {
   const start = data.start || 0;
@@ -17,17 +49,29 @@ export function createStaticModel(data) {
   const clamp = (i) => Math.max(start, Math.min(stop, Math.round(Number(i) || 0)));
   const frameAt = (i) => (data.frames || [])[clamp(i) - start] || {};
 
+  /** Rows passing the table's filter (table.py's rules, over the exported events); every row when none is set. */
   function filtered() {
     const type = tableQuery.type;
-    const text = (tableQuery.text || "").toLowerCase();
+    const text = tableQuery.text || "";
     if (!type && !text) return rows;
-    return rows.filter((row) => (!type || row.type === type) && (!text || JSON.stringify([row.id, row.causationId, row.type, row.summary]).toLowerCase().includes(text)));
+    if (!data.search) return rows.filter((row) => (!type || row.type === type) && (!text || JSON.stringify([row.id, row.causationId, row.type, row.summary]).toLowerCase().includes(text.toLowerCase())));
+    return tableMatches(data.search, rows, type, text).map((i) => rows[i - start]);
   }
 
   function page(offset, limit = PAGE) {
     const all = filtered();
-    const at = Math.max(0, Math.min(offset, Math.max(0, all.length - 1)));
-    return { offset: at, limit, total: all.length, rows: all.slice(at, at + limit), query: { ...tableQuery } };
+    const at = pageOffset(offset, limit, all.length);
+    const filteredOn = !!(tableQuery.type || tableQuery.text);
+    const marks = filteredOn ? thin(all.map((row) => row.index), MARKS_CAP) : [];
+    return { offset: at, limit, total: all.length, rows: all.slice(at, at + limit), query: { ...tableQuery }, marks };
+  }
+
+  /** The page holding the cursor's row (or, when the filter hides it, the first match after it). */
+  function cursorPage(limit = PAGE) {
+    const all = filtered();
+    let position = all.findIndex((row) => row.index >= traits.index);
+    if (position < 0) position = all.length - 1;
+    return page(Math.max(0, position), limit);
   }
 
   function followTable(index) {
@@ -36,7 +80,7 @@ export function createStaticModel(data) {
     if (inPage) return;
     const position = filtered().findIndex((row) => row.index === index);
     if (position < 0) return;
-    traits.table = page(Math.floor(position / PAGE) * PAGE);
+    traits.table = page(position, current.limit || PAGE);
     dirty.add("table");
   }
 
@@ -50,36 +94,27 @@ export function createStaticModel(data) {
     const text = String(message.text || "");
     if (!text) {
       traits.search_results = {};
-    } else if (message.path) {
-      traits.search_results = { query: { text, path: message.path, regex: !!message.regex, scope: message.scope }, total: 0, offset: 0, limit: 50, hits: [], error: "JSON-path search needs the notebook; this static page searches text only" };
+      traits.searchAll = [];
     } else {
-      let test;
-      try {
-        const re = message.regex ? new RegExp(text, "i") : null;
-        const needle = text.toLowerCase();
-        test = re ? (s) => re.test(s) : (s) => s.toLowerCase().includes(needle);
-      } catch (error) {
-        traits.search_results = { query: { text, regex: true }, total: 0, offset: 0, limit: 50, hits: [], error: String(error.message || error) };
-        dirty.add("search_results");
-        emit();
-        return;
-      }
-      const hits = [];
-      const scope = message.scope || "both";
-      for (let i = start; i <= stop; i++) {
-        const row = rows[i - start];
-        if (scope !== "context" && row && test(`${row.id} ${row.type} ${row.summary}`)) hits.push({ index: i, where: "event", path: "event", text: row.summary || row.type, until: i });
-        const context = frameAt(i).context;
-        if (scope !== "events" && context !== undefined && test(JSON.stringify(context))) hits.push({ index: i, where: "context", path: "context", text: "", until: i });
-      }
-      traits.searchAll = hits;
-      traits.search_results = { query: { text, regex: !!message.regex, scope, path: "" }, total: hits.length, offset: 0, limit: 50, hits: hits.slice(0, 50), marks: [...new Set(hits.map((hit) => hit.index))].slice(0, 2000) };
+      const query = { text, regex: !!message.regex, path: String(message.path || ""), scope: String(message.scope || "both"), case: !!message.case, type: "" };
+      const found = staticSearchResults(data, query);
+      traits.searchAll = found.all;
+      traits.search_results = found.page;
     }
     dirty.add("search_results");
     emit();
   }
 
   traits.searchAll = data.searchHits || []; // the notebook's last search, within this window
+  const saved = (traits.search_results || {}).query;
+  if (saved && saved.text && data.search) {
+    // Run it again here: the same hits as the notebook's within this window, and the page can page through them.
+    const found = staticSearchResults(data, saved);
+    if (!found.page.error) {
+      traits.searchAll = found.all;
+      traits.search_results = found.page;
+    }
+  }
   traits.index = clamp(data.index ?? start);
   traits.frame = frameAt(traits.index);
   traits.table = page(0);
@@ -115,16 +150,20 @@ export function createStaticModel(data) {
     send(message) {
       if (!message || typeof message !== "object") return;
       if (message.kind === "table") {
-        tableQuery = { type: String(message.type || ""), text: String(message.text || "") };
-        traits.table = page(Number(message.offset) || 0, Number(message.limit) || PAGE);
+        const next = { type: String(message.type || ""), text: String(message.text || "") };
+        const changed = next.type !== tableQuery.type || next.text !== tableQuery.text;
+        tableQuery = next;
+        // As panels/table.py: a new filter (or one cleared) opens on the cursor's place, a page turn where asked.
+        traits.table = changed ? cursorPage(Number(message.limit) || PAGE) : page(Number(message.offset) || 0, Number(message.limit) || PAGE);
         dirty.add("table");
         emit();
       } else if (message.kind === "search") {
         staticSearch(message);
       } else if (message.kind === "search-page") {
         const all = traits.searchAll || [];
-        const offset = Math.max(0, Number(message.offset) || 0);
-        traits.search_results = { ...(traits.search_results || {}), offset, hits: all.slice(offset, offset + 50) };
+        const current = traits.search_results || {};
+        const { offset, hits } = searchPage(all, current.query || {}, Number(message.offset) || 0);
+        traits.search_results = { ...current, offset, hits };
         dirty.add("search_results");
         emit();
       }

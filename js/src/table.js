@@ -4,6 +4,15 @@
 
 import { debounce, formatNumber, h, replace } from "./dom.js";
 
+const HEADINGS = [
+  ["#", "index in the log"],
+  ["type", "event type"],
+  ["recorded", "when the entry was recorded: month-day and time as the log has it (hover a cell for the full timestamp)"],
+  ["causation", "the request that caused the entry (causationId)"],
+  ["tokens", "total tokens of a usage record"],
+  ["payload", "the event without its type"],
+];
+
 export class EventTable {
   /** @param {import("./protocol").Model} model */
   constructor(model) {
@@ -24,7 +33,7 @@ export class EventTable {
     this.table = h(
       "table",
       { class: "ae-table" },
-      h("thead", {}, h("tr", {}, ...["#", "type", "recorded", "causation", "tokens", "payload"].map((t) => h("th", {}, t)))),
+      h("thead", {}, h("tr", {}, ...HEADINGS.map(([label, title]) => h("th", { title }, label)))),
       this.body,
     );
     this.scroller = h("div", { class: "ae-table-scroll" }, this.table);
@@ -66,12 +75,17 @@ export class EventTable {
     const rows = page.rows || [];
     const total = page.total || 0;
     const first = total ? page.offset + 1 : 0;
-    this.pageLabel.textContent = `${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}`;
+    this.pageLabel.textContent = total ? `${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}` : "0 rows";
     this.prev.disabled = !page.offset;
     this.next.disabled = page.offset + rows.length >= total;
     const query = page.query || /** @type {Partial<import("./protocol").TableQuery>} */ ({});
     if (document.activeElement !== this.search && this.search.value !== (query.text || "")) this.search.value = query.text || "";
     if (this.typeSelect.value !== (query.type || "")) this.typeSelect.value = query.type || "";
+    if (!rows.length) {
+      replace(this.body, this.emptyRow(query, total));
+      this.markCurrent(index);
+      return;
+    }
     replace(
       this.body,
       rows.map((row) => {
@@ -90,15 +104,31 @@ export class EventTable {
             },
           },
           h("td", { class: "ae-num" }, String(row.index)),
-          h("td", { class: "ae-type" }, row.type),
-          h("td", { class: "ae-time" }, formatTime(row.recordedAt)),
-          h("td", { class: "ae-cause", title: row.causationId || "" }, row.causationId ? String(row.causationId).slice(0, 12) : ""),
+          h("td", { class: "ae-type", title: row.type }, breakable(row.type)),
+          h("td", { class: "ae-time", title: row.recordedAt || "" }, formatRecorded(row.recordedAt)),
+          h("td", { class: "ae-cause", title: row.causationId || "" }, row.causationId ? String(row.causationId) : ""),
           h("td", { class: "ae-num" }, row.usage === null || row.usage === undefined ? "" : formatNumber(row.usage)),
           h("td", { class: "ae-payload", title: row.summary || "" }, row.summary || ""),
         );
       }),
     );
     this.markCurrent(index);
+  }
+
+  /** The one row of an empty result: what matched nothing, and a way back to every entry. */
+  emptyRow(query, total) {
+    const type = query.type || "";
+    const text = query.text || "";
+    const what = [type ? `type ${type}` : null, text ? `text “${text}”` : null].filter(Boolean).join(" and ");
+    const clear = h("button", { class: "ae-btn ae-btn-small", "data-testid": "table-clear", onclick: () => this.clearFilter() }, "clear filter");
+    const message = what ? [`no entries match ${what} `, clear] : [total ? "" : "no entries"];
+    return h("tr", { class: "ae-empty" }, h("td", { colspan: String(HEADINGS.length), "data-testid": "table-empty" }, ...message));
+  }
+
+  clearFilter() {
+    this.typeSelect.value = "";
+    this.search.value = "";
+    this.request(0); // Python opens the unfiltered table on the cursor's page
   }
 
   markCurrent(index) {
@@ -115,9 +145,16 @@ export class EventTable {
   }
 }
 
-function formatTime(iso) {
+/** "2026-03-02T09:00:05.100Z" -> "03-02 09:00:05": month-day and time as recorded (the cell's tooltip holds the
+ * whole timestamp, zone and milliseconds included); anything else is shown as it is. */
+export function formatRecorded(iso) {
   if (typeof iso !== "string") return "";
-  // 2026-01-02T03:04:05.678Z -> 03:04:05.678 (the date is in the tooltip of the entry panel)
-  const match = /T(\d\d:\d\d:\d\d(?:\.\d{1,3})?)/.exec(iso);
-  return match ? match[1] : iso;
+  const match = /^\d{4,}-(\d\d)-(\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
+  return match ? `${match[1]}-${match[2]} ${match[3]}` : iso;
+}
+
+/** A dotted name (`xstate.done.actor.lookupOrder`) that may wrap after its dots instead of being clipped. */
+function breakable(text) {
+  const parts = String(text).split(".");
+  return parts.flatMap((part, k) => (k < parts.length - 1 ? [`${part}.`, h("wbr")] : [part]));
 }

@@ -16,7 +16,7 @@ import { UsagePanel } from "./usage.js";
 import { CoverageLayer } from "./coverage.js";
 import { RecordingLayer } from "./recording.js";
 import { SearchPanel } from "./search.js";
-import { createStaticModel } from "./static.js";
+import { createStaticModel, staticSearchResults, staticTableMatches } from "./static.js";
 import { LineagePanel } from "./branches.js";
 import { ComposerPanel } from "./composer.js";
 
@@ -128,5 +128,9 @@ function render({ model, el }) {
 export function renderStatic(data, el) {
   return render({ model: /** @type {any} */ (createStaticModel(data)), el });
 }
+
+/** The static page's search and table filter over exported data (the page itself uses them; tests compare them
+ * with Python's `search_log` and `EventTable.matches`). */
+export { staticSearchResults, staticTableMatches };
 
 export default { render };

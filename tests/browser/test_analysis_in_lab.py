@@ -192,7 +192,7 @@ def test_usage_ledger_plots_models_and_lists_states(
     )
     assert sorted(
         root.get_by_test_id("usage-legend").locator(".ae-usage-key").all_text_contents()
-    ) == ["large", "small"]
+    ) == ["all models", "large", "small"]
     assert root.locator(".ae-usage svg path.ae-model-line").count() == 2
     # A branch forked before the second model call: asking again draws its cumulative line beside the run's.
     assert nb.kernel("print(ex.fork(at=5).forked_at)").strip() == "5"
@@ -201,7 +201,8 @@ def test_usage_ledger_plots_models_and_lists_states(
     keys = (
         root.get_by_test_id("usage-legend").locator(".ae-usage-key").all_text_contents()
     )
-    assert len(keys) == 3 and keys[-1].endswith("(total)")
+    # the run's total line, one line per model, then the branch's total: every line has its legend key
+    assert len(keys) == 4 and keys[0] == "all models" and keys[-1].endswith("(total)")
     nb.shot(tmp_path / "usage.png", 0)
 
 

@@ -117,7 +117,7 @@ def test_chart_renders_with_the_initial_state_highlighted(
     root.get_by_role("button", name="Zoom in").click()
     zoomed = str(svg.get_attribute("viewBox"))
     assert float(zoomed.split()[2]) < float(str(fitted).split()[2])
-    root.get_by_role("button", name="Fit the chart to the panel").click()
+    root.get_by_role("button", name="Show the whole chart").click()
     assert svg.get_attribute("viewBox") == fitted
     assert svg.element_handle().evaluate("(el, old) => el === old", handle)
 
@@ -340,18 +340,19 @@ def test_a_recorded_support_agent_run(nb: NotebookPage, tmp_path: Path) -> None:
         effects.text_content()
     )
     assert root.locator("svg g.edge.taken").count() >= 1
-    # a wide chart is shown at a readable zoom around the active state, not shrunk to fit
+    # the chart opens whole (laid out top to bottom, the direction that reads larger in this panel) with
+    # its smallest label at 9 px or more; test_chart_in_lab.py checks every sample chart the same way
     svg = root.locator("svg.ae-svg")
-    shown = float(str(svg.evaluate("svg => svg.getAttribute('viewBox').split(' ')[2]")))
-    full = float(str(svg.evaluate("svg => svg.getBBox().width")))
-    assert shown < full * 0.8
-    active = root.locator("svg g.node.active").bounding_box()
+    assert svg.get_attribute("data-rankdir") == "TB"
+    chart = root.locator("svg.ae-svg g.graph").bounding_box()
     stage = root.locator(".ae-graph-stage").bounding_box()
-    assert active and stage
-    assert (
-        stage["x"] <= active["x"]
-        and active["x"] + active["width"] <= stage["x"] + stage["width"]
+    assert chart and stage
+    assert stage["x"] - 1 <= chart["x"] and chart["x"] + chart["width"] <= stage["x"] + stage["width"] + 1
+    assert stage["y"] - 1 <= chart["y"] and chart["y"] + chart["height"] <= stage["y"] + stage["height"] + 1
+    smallest = svg.evaluate(
+        "svg => Math.min(...[...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"
     )
+    assert smallest >= 9
     nb.shot(tmp_path / "support.png", 2)
 
 

@@ -70,10 +70,10 @@ def tamper_hash(entries: list[dict], index: int) -> list[dict]:
     return copy
 
 
-def test_verify_ok_finds_the_machine_from_the_log(machine_module: Any, tmp_path: Path, capsys: Any) -> None:
+def test_verify_ok_finds_the_machine_the_log_names_when_trusted(machine_module: Any, tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "run.jsonl"
     write_log(path, record(machine_module.counter, [{"type": "INC"}, {"type": "INC"}, {"type": "STOP"}]))
-    assert main(["verify", str(path), "--no-progress"]) == 0
+    assert main(["verify", str(path), "--no-progress", "--trust-machine-ref"]) == 0
     assert "ok: 4 entries" in capsys.readouterr().out
 
 
@@ -81,18 +81,18 @@ def test_verify_reports_the_first_divergence_and_exits_1(machine_module: Any, tm
     entries = record(machine_module.counter, [{"type": "INC"}] * 4)
     path = tmp_path / "bad.jsonl"
     write_log(path, tamper_hash(tamper_hash(entries, 2), 4))
-    assert main(["verify", str(path)]) == 1
+    assert main(["verify", str(path), "--trust-machine-ref"]) == 1
     out = capsys.readouterr().out
     assert "divergence at index 2" in out and entries[2]["id"] in out
     assert "1 more divergent" in out
-    assert main(["verify", str(path), "--all"]) == 1
+    assert main(["verify", str(path), "--all", "--trust-machine-ref"]) == 1
     assert "divergence at index 4" in capsys.readouterr().out
 
 
 def test_verify_json_is_machine_readable(machine_module: Any, tmp_path: Path, capsys: Any) -> None:
     path = tmp_path / "bad.jsonl"
     write_log(path, tamper_hash(record(machine_module.counter, [{"type": "INC"}]), 1))
-    assert main(["verify", str(path), "--json"]) == 1
+    assert main(["verify", str(path), "--json", "--trust-machine-ref"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is False and report["firstDivergence"] == 1
     assert report["divergences"][0]["kind"] == "state"
@@ -104,8 +104,8 @@ def test_verify_strict_requires_hashes(machine_module: Any, tmp_path: Path, caps
     del entries[1]["verification"]
     path = tmp_path / "unhashed.jsonl"
     write_log(path, entries)
-    assert main(["verify", str(path)]) == 0
-    assert main(["verify", str(path), "--strict"]) == 1
+    assert main(["verify", str(path), "--trust-machine-ref"]) == 0
+    assert main(["verify", str(path), "--strict", "--trust-machine-ref"]) == 1
     assert "missing-verification" in capsys.readouterr().out
 
 
@@ -167,7 +167,7 @@ def test_export_import_fork_threads_through_a_sqlite_store(machine_module: Any, 
     assert main(["threads", "--store", db]) == 0
     out = capsys.readouterr().out
     assert "t1" in out and "t2" in out and "(2 threads)" in out
-    assert main(["verify", f"{db}#t2", "--no-progress"]) == 0
+    assert main(["verify", f"{db}#t2", "--no-progress", "--trust-machine-ref"]) == 0
     back = tmp_path / "back.jsonl"
     assert main(["export", f"{db}#t1", str(back)]) == 0
     assert read_log(back) == entries

@@ -18,8 +18,6 @@ from agent_explorer.explorer.coverage import coverage_of, coverage_of_store
 from agent_explorer.explorer.graph import iter_transitions
 from agent_explorer.stores import create_in_memory_event_log_store
 
-SAMPLES_DB = Path(__file__).resolve().parents[2] / "sample_logs" / "samples.db"
-
 
 def test_one_log_counts_each_transition_taken_and_lists_the_ones_never_taken(
     machine: Any, entries: list[dict[str, Any]]
@@ -108,14 +106,11 @@ async def test_every_thread_of_a_store_that_runs_this_machine(
     assert cov.runs == 2 and cov.entries == len(entries) + 25
 
 
-@pytest.mark.skipif(
-    not SAMPLES_DB.exists(), reason="sample_logs/samples.db not present"
-)
-def test_sample_store_support_threads_show_the_error_paths_never_taken() -> None:
+def test_sample_store_support_threads_show_the_error_paths_never_taken(sample_logs: Path) -> None:
     from agent_explorer import SqliteEventLogStore
     from agent_explorer.samples import support_agent
 
-    cov = coverage_of_store(SqliteEventLogStore(str(SAMPLES_DB)), support_agent)
+    cov = coverage_of_store(SqliteEventLogStore(str(sample_logs / "samples.db")), support_agent)
     assert (
         cov.runs == 7
     )  # the seven support-* threads; inbox, planner and research are other machines

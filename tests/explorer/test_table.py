@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from agent_explorer.explorer.table import MAX_PAGE, EventTable
+from agent_explorer.explorer.table import MAX_PAGE, EventTable, page_offset
 
 
 def entry(i: int, event: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -54,8 +54,31 @@ def test_page_is_a_window_not_the_log(entries: list[dict[str, Any]]) -> None:
     assert page["total"] == 1000 and page["offset"] == 200 and len(page["rows"]) == 50
     assert [r["index"] for r in page["rows"]] == list(range(200, 250))
     assert table.page(0, 10_000)["limit"] == MAX_PAGE
-    last = table.page(offset=5_000, limit=50)
-    assert last["offset"] == 999 and [r["index"] for r in last["rows"]] == [999]
+    last = table.page(offset=5_000, limit=50)  # past the end: the last page, full, ending at the last row
+    assert last["offset"] == 950 and [r["index"] for r in last["rows"]] == list(range(950, 1000))
+
+
+def test_pages_start_at_page_boundaries_and_the_last_one_is_full() -> None:
+    assert [page_offset(o, 100, 100_001) for o in (0, 99, 100, 99_899, 99_900, 99_999, 100_000)] == [
+        0, 0, 100, 99_800, 99_900, 99_900, 99_901]
+    assert page_offset(99_801, 100, 100_001) == 99_800  # "previous" from the last page lands on a boundary
+    assert page_offset(100_001, 100, 100_001) == 99_901  # "next" from the last page stays there
+    assert page_offset(7, 100, 12) == 0 and page_offset(0, 100, 0) == 0  # shorter than a page: one page
+    long = [entry(i, {"type": "TICK"}) for i in range(100_001)]
+    table = EventTable(long)
+    end = table.page(100_000, 100)
+    assert end["offset"] == 99_901 and len(end["rows"]) == 100 and end["rows"][-1]["index"] == 100_000
+
+
+def test_anchor_is_the_cursor_row_or_the_next_match(entries: list[dict[str, Any]]) -> None:
+    table = EventTable(entries)
+    assert table.anchor(500) == 500 and table.anchor(5_000) == 999
+    notes = table.matches("NOTE")
+    assert notes is not None
+    assert table.anchor(501, "NOTE") == notes.index(501)  # the cursor's row is a NOTE: its own row
+    assert notes[table.anchor(502, "NOTE")] == 504  # hidden by the filter: the first NOTE after it
+    assert notes[table.anchor(999, "NOTE")] == notes[-1]  # none after: the last one
+    assert table.anchor(5, "NOTE", "no such text") == 0
 
 
 def test_rows_carry_what_the_table_shows(entries: list[dict[str, Any]]) -> None:
@@ -112,9 +135,8 @@ def test_cached_filter_extends_when_the_log_grows(
     entries.append(entry(1000, {"type": "NOTE", "text": "late"}))
     page = table.page(0, 500, type_filter="NOTE", text="")
     assert page["total"] == notes + 1 and page["rows"][-1]["index"] == 1000
-    assert [r["index"] for r in table.page(notes, 10, type_filter="NOTE")["rows"]] == [
-        1000
-    ]
+    last = table.page(notes, 10, type_filter="NOTE")["rows"]  # the last page: full, ending at the new entry
+    assert len(last) == 10 and last[-1]["index"] == 1000
     assert ["NOTE", notes + 1] in table.types()
 
 

@@ -138,6 +138,36 @@ def test_table_window_follows_the_cursor_and_answers_page_requests(
     assert ex.table["total"] == 1
 
 
+def test_table_pages_keep_the_cursor_and_end_full(machine: Any) -> None:
+    """The table's window is the cursor's page: at the end of a log a full page, and a filter set or cleared
+    opens on the cursor's place (not page 0)."""
+    from sample_run import long_events, record
+
+    entries = record(machine, long_events(1_000))  # 1,001 entries
+    ex = Explorer(machine, entries, page_size=100)
+    ex.index = 1_000
+    rows = [r["index"] for r in ex.table["rows"]]
+    assert ex.table["offset"] == 901 and rows == list(range(901, 1_001))  # the last page ends at the last row
+    ex._on_message(ex, {"kind": "table", "offset": 801, "limit": 100, "type": "", "text": ""}, [])  # "previous"
+    assert ex.table["offset"] == 800  # back on a page boundary
+    ex.index = 555
+    assert [r["index"] for r in ex.table["rows"]][0] == 500
+    kind = ex.entries[555]["event"]["type"]
+    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 100, "type": kind, "text": ""}, [])
+    filtered = [r["index"] for r in ex.table["rows"]]
+    assert 555 in filtered and ex.table["total"] < 1_001  # a new filter opens on the cursor's row
+    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 100, "type": "", "text": ""}, [])  # cleared
+    assert ex.table["offset"] == 500 and 555 in [r["index"] for r in ex.table["rows"]]
+    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 100, "type": "", "text": "no such text"}, [])
+    assert ex.table["total"] == 0 and ex.table["rows"] == [] and ex.table["query"]["text"] == "no such text"
+    ex._on_message(ex, {"kind": "table", "offset": 0, "limit": 100, "type": "", "text": ""}, [])
+    assert ex.table["offset"] == 500  # clearing an empty result comes back to the cursor too
+    ex.search("hello")  # a plain text search filters the table on the cursor's place as well
+    hello = [r["index"] for r in ex.table["rows"]]
+    after = next(i for i in range(555, 1_001) if ex.entries[i]["event"].get("text") == "hello")
+    assert after in hello and all(ex.entries[i]["event"].get("text") == "hello" for i in hello)
+
+
 def test_tampered_log_reports_the_first_divergence(
     machine: Any, entries: list[dict[str, Any]]
 ) -> None:

@@ -73,3 +73,42 @@ def test_a_notebook_runs_top_to_bottom_without_errors(name: str) -> None:
         if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
     ]
     assert widgets, f"{name} never displays the explorer"
+
+
+# After Run All, what each notebook's prose says its widgets show is what they show (probed in the same kernel).
+PROBES = {
+    "01_explore_a_run.ipynb": (
+        "print(ex.index == decisions[0] == ex.frame['index'], ex.frame['valueText'], 'cost' in ex.frame)",
+        "True awaitingApproval True",
+    ),
+    "03_postmortem.ipynb": (
+        "print(ex.index == first, ex.frame['recording']['source'], both.frame['recording']['source'],"
+        " both.frame['recording']['valueText'], both.verification['machines']['before'].split()[0])",
+        "True inferred recorder awaitingApproval recording",
+    ),
+    "04_what_if.ipynb": (
+        "print(ex.line.name, ex.comparison['branch']['name'], store.sync.list_threads() == threads_before,"
+        " [b.name for b in ex.branches()][:3])",
+        "recording rejected True ['rejected', 'no-refund', 'timeout']",
+    ),
+    "06_follow_a_live_run.ipynb": (  # the run over, following stopped: the widget shows the whole run at its end
+        "print(ex.following, ex.live['following'], len(ex), ex.length, ex.index, ex.frame['valueText'],"
+        " ex.verification['status'], run.done())",
+        "False False 12 12 11 resolved ok True",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROBES))
+def test_after_run_all_the_widgets_show_what_the_prose_says(name: str) -> None:
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)  # type: ignore[no-untyped-call]
+    probe, expected = PROBES[name]
+    notebook.cells.append(nbformat.v4.new_code_cell(probe))  # type: ignore[no-untyped-call]
+    client = NotebookClient(notebook, kernel_name=_kernel_name(), timeout=180,
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    try:
+        client.execute()
+    except CellExecutionError as error:
+        pytest.fail(f"{name}: {error}")
+    printed = "".join(o.get("text", "") for o in notebook.cells[-1].outputs if o.output_type == "stream")
+    assert printed.strip() == expected

@@ -1,18 +1,21 @@
 """The committed sample_logs/ are exactly what `python -m agent_explorer.samples.regenerate` produces.
 
 JSONL files are compared byte for byte; the SQLite store by thread contents (the exact JSON text of every entry),
-not by file bytes. The long run is regenerated short here and compared on its prefix; `slow` compares it whole.
+not by file bytes. The long run and the store are generated, not committed (`sample_logs` fixture): the long run
+must match its committed digest, and start with a short fresh regeneration; `slow` regenerates it whole.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from agent_explorer.samples.long_run import entries_for_tickets
 from agent_explorer.samples.regenerate import (
+    DIGEST_FILE,
     LONG_RUN_TICKETS,
     SAMPLES,
     jsonl_name,
@@ -51,22 +54,33 @@ def test_a_committed_jsonl_file_equals_its_regeneration_byte_for_byte(fresh: Pat
     assert (COMMITTED / name).read_bytes() == (fresh / name).read_bytes(), FIX
 
 
-def test_the_long_run_starts_with_exactly_the_regenerated_prefix(fresh: Path) -> None:
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_generated_long_run_matches_its_committed_digest(sample_logs: Path) -> None:
+    expected, name = (COMMITTED / DIGEST_FILE).read_text(encoding="utf-8").split()
+    assert name == jsonl_name("inbox-long")
+    assert _digest(sample_logs / name) == expected, FIX
+
+
+def test_the_long_run_starts_with_exactly_the_regenerated_prefix(fresh: Path, sample_logs: Path) -> None:
     name = jsonl_name("inbox-long")
     prefix = entries_for_tickets(SMALL_TICKETS)
     regenerated = (fresh / name).read_bytes()
     assert regenerated.count(b"\n") == prefix
-    assert _lines(COMMITTED / name, prefix) == regenerated, FIX
+    assert _lines(sample_logs / name, prefix) == regenerated, FIX
+    assert (fresh / DIGEST_FILE).read_text(encoding="utf-8") == f"{_digest(fresh / name)}  {name}\n"
 
 
-def test_the_long_run_is_at_least_100000_entries(fresh: Path) -> None:
-    with (COMMITTED / jsonl_name("inbox-long")).open("rb") as handle:
+def test_the_long_run_is_at_least_100000_entries(sample_logs: Path) -> None:
+    with (sample_logs / jsonl_name("inbox-long")).open("rb") as handle:
         lines = sum(1 for _ in handle)
     assert lines == entries_for_tickets(LONG_RUN_TICKETS) >= 100_000
 
 
-def test_the_sqlite_store_holds_the_same_threads_as_a_regeneration(fresh: Path) -> None:
-    committed, regenerated = _threads(COMMITTED / "samples.db"), _threads(fresh / "samples.db")
+def test_the_sqlite_store_holds_the_same_threads_as_a_regeneration(fresh: Path, sample_logs: Path) -> None:
+    committed, regenerated = _threads(sample_logs / "samples.db"), _threads(fresh / "samples.db")
     assert sorted(committed) == sorted(regenerated) == sorted(s.thread_id for s in SAMPLES)
     for thread_id in SHORT:
         assert committed[thread_id] == regenerated[thread_id], f"{thread_id}: {FIX}"
@@ -75,8 +89,8 @@ def test_the_sqlite_store_holds_the_same_threads_as_a_regeneration(fresh: Path) 
     assert len(committed["inbox-long"]) == entries_for_tickets(LONG_RUN_TICKETS)
 
 
-def test_each_jsonl_file_is_its_thread_of_the_store_exported() -> None:
-    threads = _threads(COMMITTED / "samples.db")
+def test_each_jsonl_file_is_its_thread_of_the_store_exported(sample_logs: Path) -> None:
+    threads = _threads(sample_logs / "samples.db")
     for thread_id in SHORT:
         text = (COMMITTED / jsonl_name(thread_id)).read_text(encoding="utf-8")
         assert text == "".join(f"{body}\n" for body in threads[thread_id]), thread_id
@@ -101,11 +115,12 @@ def test_regenerating_twice_in_one_directory_gives_the_same_files(tmp_path: Path
 
 
 @pytest.mark.slow
-def test_a_full_regeneration_equals_every_committed_file(tmp_path: Path) -> None:
+def test_a_full_regeneration_equals_every_committed_and_generated_file(tmp_path: Path, sample_logs: Path) -> None:
     asyncio.run(regenerate(tmp_path, log=lambda _: None))
     for sample in SAMPLES:
         name = jsonl_name(sample.thread_id)
-        assert (COMMITTED / name).read_bytes() == (tmp_path / name).read_bytes(), f"{name}: {FIX}"
-    assert _threads(COMMITTED / "samples.db") == _threads(tmp_path / "samples.db"), FIX
+        assert (sample_logs / name).read_bytes() == (tmp_path / name).read_bytes(), f"{name}: {FIX}"
+    assert (COMMITTED / DIGEST_FILE).read_bytes() == (tmp_path / DIGEST_FILE).read_bytes(), FIX
+    assert _threads(sample_logs / "samples.db") == _threads(tmp_path / "samples.db"), FIX
 
 

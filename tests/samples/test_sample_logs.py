@@ -7,6 +7,7 @@ diverges from today's `support_agent` at the documented index and verifies again
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -52,15 +53,15 @@ def test_every_log_names_its_machine_and_verifies_unless_it_is_the_divergent_one
         assert report.first_divergence == sample.diverges_at
 
 
-def test_the_long_run_prefix_verifies_with_its_named_machine() -> None:
-    head = list(itertools.islice(iter_log(COMMITTED / jsonl_name("inbox-long")), 5001))
+def test_the_long_run_prefix_verifies_with_its_named_machine(sample_logs: Path) -> None:
+    head = list(itertools.islice(iter_log(sample_logs / jsonl_name("inbox-long")), 5001))
     machine = import_machine(head[0]["metadata"]["machineRef"])
     assert verify_log(machine, head).ok
 
 
 @pytest.mark.slow
-def test_the_whole_long_run_verifies() -> None:
-    entries = _log("inbox-long")
+def test_the_whole_long_run_verifies(sample_logs: Path) -> None:
+    entries = read_log(sample_logs / jsonl_name("inbox-long"))
     assert len(entries) >= 100_000
     assert verify_log(import_machine(entries[0]["metadata"]["machineRef"]), entries).ok
 

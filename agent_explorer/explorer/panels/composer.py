@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ...errors import AgentError
 from ..branches import AppendResult, Branch, validate_event
 from ..composer import composer_payload, dry_run
+from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 from .lineage import LineagePanel
 
@@ -72,16 +73,19 @@ class ComposerPanel(Panel):
     def _on_send(self, content: Mapping[str, Any]) -> None:
         event = content.get("event")
         nonce = content.get("nonce")
-        try:
-            result = self.compose(event if isinstance(event, Mapping) else {})
-        except AgentError as error:
-            self.traits.set("composer", {**self.traits.get("composer"), "check": {
-                "ok": False, "error": error.message, "fields": list(getattr(error, "fields", None) or []),
-                "nonce": nonce}})
-            return
-        # The view moved to the new entry (refresh drew the choices there); say what was sent, and clear the
-        # form's last check so it does not show the previous event's errors.
-        current = {k: v for k, v in self.traits.get("composer").items() if k != "check"}
-        self.traits.set("composer", {**current, "sent": {
-            "index": result.index, "ignored": result.ignored, "message": result.message,
-            "line": self.view.line.name, "nonce": nonce}})
+        # One message to the browser: the view at the new entry and what was sent arrive together, so the form is
+        # never drawn at the new index with the sent event's fields (and their errors) still in it.
+        with self.traits.hold():
+            try:
+                result = self.compose(event if isinstance(event, Mapping) else {})
+            except AgentError as error:
+                self.traits.set("composer", {**self.traits.get("composer"), "check": {
+                    "ok": False, "error": error.message, "fields": list(getattr(error, "fields", None) or []),
+                    "nonce": nonce}})
+                return
+            # The view moved to the new entry (refresh drew the choices there); say what was sent, and clear the
+            # form's last check so it does not show the previous event's errors.
+            current = {k: v for k, v in self.traits.get("composer").items() if k != "check"}
+            self.traits.set("composer", {**current, "sent": {
+                "index": result.index, "ignored": result.ignored, "message": result.message,
+                "line": self.view.line.name, "nonce": nonce, "event": jsonable(result.entry.get("event"))}})

@@ -24,10 +24,11 @@ class CoveragePanel(Panel):
     def _on_coverage(self, _content: Mapping[str, Any]) -> None:
         self.coverage()
 
-    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None) -> Coverage:
+    def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None,
+                 executor: Any = None) -> Coverage:
         machine = self.view.machine
         if store is not None:
-            cov = coverage_of_store(store, machine, thread_ids=thread_ids)
+            cov = coverage_of_store(store, machine, thread_ids=thread_ids, executor=executor)
         elif logs is not None:
             cov = coverage_of(machine, logs)
         else:

@@ -1,12 +1,13 @@
 """The event table: one page of rows at a time, filtered by type and text, following the cursor.
 
 Owns `table` (the page the browser draws, with the filter's hits for the slider track) and `table_types` (the
-type filter's menu). Python owns the window: when the cursor leaves the page, the page moves with it.
+type filter's menu). Python owns the window: when the cursor leaves the page, the page moves with it, and a new
+filter (or clearing one) opens on the cursor's place, not on the first page.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from ..branches import Branch
@@ -20,8 +21,10 @@ MARKS_CAP = 2_000
 class TablePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("table", "table_types")
 
-    def __init__(self, view: View, traits: Traits, *, types: bool = True) -> None:
+    def __init__(self, view: View, traits: Traits, *, types: bool = True,
+                 cursor_index: Callable[[], int] = lambda: 0) -> None:
         super().__init__(view, traits)
+        self._cursor = cursor_index
         self._divergent: frozenset[int] = frozenset()
         traits.set("table_types", view.table.types() if types else [])
         self.show_page(0)
@@ -31,12 +34,17 @@ class TablePanel(Panel):
         return {"table": self._on_page}
 
     def _on_page(self, content: Mapping[str, Any]) -> None:
-        self.show_page(
-            int(content.get("offset") or 0),
-            int(content.get("limit") or self.view.page_size),
-            str(content.get("type") or "") or None,
-            str(content.get("text") or "") or None,
-        )
+        limit = int(content.get("limit") or self.view.page_size)
+        type_filter = str(content.get("type") or "") or None
+        text = str(content.get("text") or "") or None
+        if (type_filter, text) != self._query():
+            self._show_cursor_place(limit, type_filter, text)  # a new filter, or one cleared
+        else:
+            self.show_page(int(content.get("offset") or 0), limit, type_filter, text)
+
+    def _show_cursor_place(self, limit: int, type_filter: str | None, text: str | None) -> None:
+        """The page holding the cursor's row under these filters (or the first match after it)."""
+        self.show_page(self.view.table.anchor(self._cursor(), type_filter, text), limit, type_filter, text)
 
     def show_page(self, offset: int, limit: int | None = None, type_filter: str | None = None,
                   text: str | None = None) -> None:
@@ -63,7 +71,7 @@ class TablePanel(Panel):
         rows = current.get("rows") or []
         if rows and offset <= position < offset + len(rows):
             return
-        self.show_page((position // limit) * limit, limit, type_filter, text)
+        self.show_page(position, limit, type_filter, text)  # the page holding it (the last page is full)
 
     def refresh(self) -> None:
         """Redraw the current page (rows changed: divergence flags, new entries)."""
@@ -81,8 +89,9 @@ class TablePanel(Panel):
         self.traits.set("table_types", self.view.table.types())
 
     def filter(self, type_filter: str | None, text: str | None) -> None:
-        """Filter the table (as the search does for a plain text query), from the first page."""
-        self.show_page(0, self.view.page_size, type_filter, text)
+        """Filter the table (as the search does for a plain text query), on the cursor's place."""
+        self._show_cursor_place(int(self.traits.get("table").get("limit") or self.view.page_size), type_filter,
+                                text)
 
     def _line_changed(self, line: Branch) -> None:
         self._divergent = frozenset()

@@ -1,0 +1,194 @@
+"""`agent-explorer verify STORE_URL --all-threads`: every thread of a store against one machine, as a deploy gate.
+
+Exit codes: 0 every checked thread verifies, 1 some thread diverges or could not be verified, 2 the run could
+not happen (bad URL, no machine, nothing to check). The machine is the one the user names (`--machine`); a
+store's `machineRef` is only used with consent (`--trust-machine-ref`). Only reads the store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import contextlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ..errors import AgentError
+from .sources import STORE_SCHEMES
+
+__all__ = ["refuse_fleet_flags", "verify_fleet"]
+
+_FLEET_FLAGS = ("workers", "scheduler", "ignore_version", "junit", "batch_size")
+
+
+def refuse_fleet_flags(args: argparse.Namespace) -> None:
+    """Fleet flags on a single log are a mistake worth naming, not something to ignore."""
+    given = [name for name in _FLEET_FLAGS if getattr(args, name, None) not in (None, False)]
+    if given:
+        flags = ", ".join("--" + name.replace("_", "-") for name in given)
+        raise AgentError(f"{flags} only apply with --all-threads (verify every thread of a STORE_URL)",
+                         code="invalid-argument")
+
+
+def verify_fleet(args: argparse.Namespace) -> int:
+    from ..fleet import verify_store
+
+    if getattr(args, "follow", False):
+        raise AgentError("--follow follows one thread as it grows; --all-threads verifies every thread as stored now",
+                         code="invalid-argument")
+    url = _store_url(args.log)
+    show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
+    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line.
+    store = _open(url)
+    try:
+        machine = args.machine or _consented_machine_ref(store, url, args)
+        total: int | None = None
+        if show_bar:
+            total = _count_threads(store)
+        else:
+            asyncio.run(store.list_threads(limit=1))  # reachable, and the table is there
+    finally:
+        asyncio.run(store.aclose())
+    with _executor(args) as executor:
+        report = verify_store(
+            url, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
+            progress=_progress_bar(total) if show_bar else None,
+            **({"batch_size": args.batch_size} if args.batch_size else {}),
+        )
+    if show_bar:
+        sys.stderr.write("\r" + " " * 78 + "\r")
+    if args.junit:
+        report.to_junit(args.junit)
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=True))
+    else:
+        _print_text(report, list_all=args.all)
+        if args.junit:
+            print(f"JUnit report: {args.junit}")
+    if report.divergent or report.errors:
+        return 1
+    if report.threads_checked == 0:
+        print("agent-explorer: nothing was verified: no thread of this store was recorded by machine "
+              f"{report.machine_id!r}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _print_text(report: Any, *, list_all: bool, limit: int = 20) -> None:
+    from .commands import terminal_safe
+
+    print(terminal_safe(report.summary()))
+    problems = [
+        f"thread {d.thread_id}: divergence at index {d.index}: event {d.event_type} (id {d.event_id}), kind {d.kind}"
+        + (f"; {d.count} divergent entries in all" if d.count > 1 else "")
+        for d in report.divergent
+    ] + [f"thread {e.thread_id}: could not verify: {e.message}" for e in report.errors]
+    shown = problems if list_all else problems[:limit]
+    for line in shown:
+        print(terminal_safe(line, 300))
+    if len(problems) > len(shown):
+        print(f"… and {len(problems) - len(shown)} more threads (--all lists them)")
+
+
+def _store_url(text: str) -> str:
+    if not text.startswith(STORE_SCHEMES) or text.startswith("memory:"):
+        raise AgentError(
+            f"--all-threads takes a STORE_URL (sqlite:///runs.db, postgresql://user@host/db), got {text!r}",
+            code="invalid-argument",
+        )
+    if "#" in text:
+        raise AgentError(
+            f"{text!r} names one thread; --all-threads verifies every thread of the store (drop '#…', or drop "
+            "--all-threads to verify that one thread)",
+            code="invalid-argument",
+        )
+    return text
+
+
+def _open(url: str) -> Any:
+    from ..stores.urls import open_store, sqlite_path
+
+    if url.lower().startswith("sqlite:"):
+        path = sqlite_path(url)
+        if not os.path.exists(path):  # reading must not create an empty database where a path was mistyped
+            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
+        return open_store(url, read_only=True)
+    # A CLI should say "unreachable" in seconds, not after the pool's 30 s default.
+    return open_store(url, timeout=float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10")))
+
+
+def _consented_machine_ref(store: Any, url: str, args: argparse.Namespace) -> str:
+    """Without --machine, the machineRef the store's first thread names, imported only with the user's consent
+    (the same rule as every verb: --trust-machine-ref, a yes at a terminal prompt, or a sample machine)."""
+    from .consent import consented_machine_ref
+
+    async def first_entry() -> list[dict[str, Any]]:
+        page = await store.list_threads(limit=1)
+        return list(await store.read(page[0].thread_id, limit=1)) if page else []
+
+    return consented_machine_ref(asyncio.run(first_entry()), None, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
+
+
+@contextlib.contextmanager
+def _executor(args: argparse.Namespace) -> Iterator[concurrent.futures.Executor | None]:
+    if args.workers is not None:
+        if args.workers < 1:
+            raise AgentError(f"--workers must be at least 1, got {args.workers}", code="invalid-argument")
+        # Fresh interpreters (not fork): this process already runs store threads, which fork would copy mid-lock.
+        context = multiprocessing.get_context("forkserver" if "forkserver" in multiprocessing.get_all_start_methods()
+                                              else "spawn")
+        with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=context) as pool:
+            yield pool
+        return
+    if args.scheduler is not None:
+        try:
+            import distributed  # untyped; used through Any below
+        except ImportError as error:
+            raise AgentError("--scheduler needs Dask: pip install 'agent-explorer[fleet]'",
+                             code="missing-dependency") from error
+        try:
+            dask: Any = distributed
+            client = dask.Client(args.scheduler, timeout=float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10")))
+        except OSError as error:
+            raise AgentError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}",
+                             code="invalid-argument") from error
+        with client:
+            yield client.get_executor()
+        return
+    yield None
+
+
+def _count_threads(store: Any) -> int:
+    """Thread count for the bar: one pass over the ids (pages dropped as counted)."""
+    async def count() -> int:
+        total, offset = 0, 0
+        while True:
+            page = await store.list_threads(limit=5000, offset=offset)
+            total += len(page)
+            if len(page) < 5000:
+                return total
+            offset += len(page)
+
+    return asyncio.run(count())
+
+
+def _progress_bar(total: int | None) -> Callable[[int, int | None], None]:
+    started = time.perf_counter()
+
+    def report(done: int, _: int | None) -> None:
+        rate = done / max(time.perf_counter() - started, 1e-9)
+        if total:
+            filled = int(30 * min(done, total) / total)
+            sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,} threads"
+                             f" ({rate:,.0f}/s)")
+        else:
+            sys.stderr.write(f"\rverifying: {done:,} threads ({rate:,.0f}/s)")
+        sys.stderr.flush()
+
+    return report

@@ -1,0 +1,46 @@
+"""`agent-explorer html LOG -o FILE`: the explorer's static export (`Explorer.to_html`) from the shell.
+
+One self-contained HTML file that opens with no server. The machine follows the same consent rule as every verb;
+an existing FILE is never overwritten without `--force`, and the log is only read.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import AgentError
+from .machines import resolve_machine
+from .sources import load_entries, parse_source
+from .terminal import terminal_safe
+
+__all__ = ["add_html_arguments", "html_command"]
+
+
+def add_html_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("log", metavar="LOG")
+    parser.add_argument("-o", "--output", required=True, type=Path, metavar="FILE", help="the HTML file to write")
+    parser.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef, with consent)")
+    parser.add_argument("--trust-machine-ref", action="store_true",
+                        help="import the machine the log names without asking")
+    parser.add_argument("--start", type=int, default=None, help="first index exported (default: a window or all)")
+    parser.add_argument("--stop", type=int, default=None, help="last index exported, inclusive")
+    parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+
+
+def html_command(args: argparse.Namespace) -> int:
+    out: Path = args.output
+    if out.exists() and not args.force:
+        raise AgentError(f"{out} already exists; pass --force to overwrite it", code="file-exists")
+    source = parse_source(args.log)
+    entries = load_entries(source)
+    machine = resolve_machine(entries, args.machine, trust_ref=args.trust_machine_ref)
+    try:
+        from ..explorer import Explorer
+    except ImportError as error:
+        raise AgentError("the static export needs the explorer: pip install 'agent-explorer[lab]'",
+                         code="missing-lab") from error
+    explorer = Explorer(machine, entries, thread_id=source.thread_id, verify=True)
+    written = explorer.to_html(out, args.start, args.stop)
+    print(f"wrote {terminal_safe(str(written))}: {len(entries)} entries of {terminal_safe(source.describe())}")
+    return 0

@@ -1,0 +1,65 @@
+"""Start JupyterLab on one notebook for `agent-explorer open`: a free port, a fresh token, the URL printed.
+
+It serves a folder the caller chose and opens nothing else; it never writes into that folder itself.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from ..errors import AgentError
+
+__all__ = ["free_port", "require_lab", "serve_notebook"]
+
+
+def require_lab() -> None:
+    """Fail before anything is written when JupyterLab is missing."""
+    try:
+        import jupyterlab  # noqa: F401
+    except ImportError as error:
+        raise AgentError("JupyterLab is not installed: pip install 'agent-explorer[lab]'", code="missing-lab") \
+            from error
+
+
+def free_port(preferred: int, attempts: int = 50) -> int:
+    """The first port from `preferred` on that 127.0.0.1 can bind, so the URL printed is the one served."""
+    for port in range(preferred, preferred + attempts):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AgentError(f"no free port in {preferred}-{preferred + attempts - 1}; pass --port", code="no-free-port")
+
+
+def serve_notebook(root: Path, notebook: PurePosixPath, *, port: int, no_browser: bool, what: str) -> int:
+    """Run JupyterLab rooted at `root` with `notebook` (relative to it) open, until Ctrl-C; its exit code."""
+    require_lab()
+    port = free_port(port)
+    token = secrets.token_hex(16)
+    path = quote(notebook.as_posix())
+    command = [
+        sys.executable, "-m", "jupyter", "lab",
+        f"--ServerApp.root_dir={root}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.default_url=/lab/tree/{path}",
+    ]
+    if no_browser or not (os.environ.get("DISPLAY") or sys.platform == "darwin"):
+        command.append("--no-browser")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # containers and fresh VMs often run as root; Jupyter refuses otherwise
+    url = f"http://127.0.0.1:{port}/lab/tree/{path}?token={token}"
+    print(f"Opening JupyterLab on {what} (Ctrl-C to stop).\n"
+          f"\n    Open this URL in your browser:  {url}\n\nThen run the notebook's cells (Run > Run All Cells).",
+          flush=True)
+    return subprocess.call(command, cwd=root)

@@ -1,0 +1,232 @@
+"""Write the sample logs that are generated, not committed: the 100,001-entry inbox run and the SQLite store.
+
+`ensure_samples(dir)` makes `dir` a complete `sample_logs/` folder: the shipped logs (copied in when `dir` is not
+where they live), `inbox_long.jsonl` (long_run.py's fast path, folded through the real engine) and `samples.db`
+(every thread, with each entry's exact JSON text). Deterministic and idempotent: a stamp records what the files
+were made from, and when it is current nothing is written. It never edits the shipped logs where they live.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from ..stores.copy import export_thread_jsonl, import_thread_jsonl
+from ..stores.sqlite import SqliteEventLogStore
+from . import long_run
+from .catalog import LONG_RUN_THREAD, LONG_RUN_TICKETS, SAMPLES, jsonl_name
+from .shipped import GOLDEN_FILES, PACKAGE_DIR, checkout_root, shipped_sample_logs_dir, user_home
+
+__all__ = ["GENERATED_FILES", "LONG_RUN_FILE", "STAMP", "STORE_FILE", "default_sample_logs", "ensure_samples"]
+
+LONG_RUN_FILE = "inbox_long.jsonl"
+STORE_FILE = "samples.db"
+GENERATED_FILES = (LONG_RUN_FILE, STORE_FILE)
+#: Written last, so a folder with a current stamp holds complete files.
+STAMP = ".generated.json"
+_LOCK = ".samples.lock"
+#: Bumped when the way the files are written changes (what the stamp's key cannot see).
+_FORMAT = 1
+_BATCH = 5000
+
+
+def default_sample_logs() -> Path:
+    """The checkout's `sample_logs/` when running from one, else `sample_logs/` in the per-user folder."""
+    root = checkout_root()
+    return root / "sample_logs" if root is not None else user_home() / "sample_logs"
+
+
+def ensure_samples(
+    dir: str | os.PathLike[str] | None = None,
+    *,
+    force: bool = False,
+    log: Callable[[str], Any] | None = None,
+    tickets: int | None = None,
+    source: str | os.PathLike[str] | None = None,
+) -> Path:
+    """Make `dir` (default: `default_sample_logs()`) hold every sample log; return it.
+
+    Returns at once when the stamp says the generated files were made from this package's code and these
+    shipped logs (and they are still there); otherwise writes them (a few seconds), each atomically, under a
+    lock so two notebooks opening at once do the work once. `force` rewrites them regardless. `source` is where
+    the committed logs come from (default: the shipped ones); `tickets` shortens the long run (for tests).
+    """
+    out = Path(dir) if dir is not None else default_sample_logs()
+    origin = Path(source) if source is not None else shipped_sample_logs_dir()
+    count = LONG_RUN_TICKETS if tickets is None else tickets
+    say = log if log is not None else (lambda _message: None)
+    out.mkdir(parents=True, exist_ok=True)
+    with _locked(out):
+        copied = _copy_shipped(origin, out)
+        key = _key(out, count)
+        if not force and not copied and _is_current(out, key):
+            return out
+        say(f"writing the generated sample logs into {out} ({', '.join(GENERATED_FILES)}; a few seconds)")
+        files = asyncio.run(_generate(out, count))
+        _write_json(out / STAMP, {"format": _FORMAT, "key": key, "tickets": count, "files": files})
+    return out
+
+
+# -- what the files are made from ---------------------------------------------------------------------------------
+
+
+def _copy_shipped(origin: Path, out: Path) -> bool:
+    """Copy the shipped logs into `out` when it is another folder; True when a file there changed."""
+    if _same_dir(origin, out):
+        return False
+    changed = False
+    for name in GOLDEN_FILES:
+        data = (origin / name).read_bytes()
+        target = out / name
+        if target.exists() and target.read_bytes() == data:
+            continue
+        _write_bytes(target, data)
+        changed = True
+    return changed
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve() or os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _key(out: Path, tickets: int) -> str:
+    """What the generated files depend on: the code that folds and stores them, the committed logs, the size."""
+    digest = hashlib.sha256(f"format {_FORMAT} tickets {tickets}\n".encode())
+    package = PACKAGE_DIR.parent
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package)
+        if relative.parts[0] in ("explorer", "cli") or "shipped" in relative.parts:
+            continue  # the widget and the command line do not change what is recorded
+        digest.update(str(relative).encode() + b"\0" + path.read_bytes() + b"\0")
+    for name in GOLDEN_FILES:
+        if name.endswith(".jsonl"):
+            digest.update(name.encode() + b"\0" + (out / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _is_current(out: Path, key: str) -> bool:
+    try:
+        stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stamp, dict) or stamp.get("key") != key or not isinstance(stamp.get("files"), dict):
+        return False
+    for name in GENERATED_FILES:
+        recorded = stamp["files"].get(name)
+        path = out / name
+        if not isinstance(recorded, dict) or not path.is_file():
+            return False
+        if name == LONG_RUN_FILE and path.stat().st_size != recorded.get("bytes"):
+            return False
+    return True
+
+
+# -- writing them -------------------------------------------------------------------------------------------------
+
+
+async def _generate(out: Path, tickets: int) -> dict[str, Any]:
+    """Build the store under a temporary name (short threads from their JSONL text, then the long run), export
+    the long run from it, then move both into place."""
+    tag = f".tmp-{os.getpid()}"
+    temp_store, temp_log = out / f".{STORE_FILE}{tag}", out / f".{LONG_RUN_FILE}{tag}"
+    _remove(temp_store, temp_log)
+    try:
+        # NORMAL: a crash leaves only a temporary file behind, which the next run removes and rewrites.
+        store = SqliteEventLogStore(temp_store, synchronous="NORMAL")
+        try:
+            threads: dict[str, int] = {}
+            for sample in SAMPLES:
+                if sample.thread_id == LONG_RUN_THREAD:
+                    entries = long_run.long_run_entries(tickets, sample.thread_id)
+                    threads[sample.thread_id] = await _append_long_run(store, entries)
+                else:
+                    threads[sample.thread_id] = await import_thread_jsonl(
+                        store, sample.thread_id, out / jsonl_name(sample.thread_id)
+                    )
+            await export_thread_jsonl(store, LONG_RUN_THREAD, temp_log)
+        finally:
+            await store.aclose()
+        _fsync(temp_log)
+        # A reader's WAL beside the old file must not be paired with the new one.
+        _remove(out / f"{STORE_FILE}-wal", out / f"{STORE_FILE}-shm")
+        os.replace(temp_store, out / STORE_FILE)
+        os.replace(temp_log, out / LONG_RUN_FILE)
+    finally:
+        _remove(temp_store, temp_log)
+    written = out / LONG_RUN_FILE
+    return {
+        LONG_RUN_FILE: {"entries": threads[LONG_RUN_THREAD], "bytes": written.stat().st_size, "sha256": _sha256(written)},
+        STORE_FILE: {"threads": threads},
+    }
+
+
+async def _append_long_run(store: Any, entries: Iterator[dict[str, Any]]) -> int:
+    written, batch = 0, []
+    for entry in entries:
+        batch.append(entry)
+        if len(batch) == _BATCH:
+            written = await store.append(thread_id=LONG_RUN_THREAD, expected_index=written, entries=batch)
+            batch = []
+    if batch:
+        written = await store.append(thread_id=LONG_RUN_THREAD, expected_index=written, entries=batch)
+    return written
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _remove(*paths: Path) -> None:
+    for path in paths:
+        for side in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            side.unlink(missing_ok=True)
+
+
+def _fsync(path: Path) -> None:
+    with path.open("rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def _write_bytes(target: Path, data: bytes) -> None:
+    temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        with temp.open("wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _write_json(target: Path, value: Any) -> None:
+    _write_bytes(target, (json.dumps(value, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+
+
+@contextlib.contextmanager
+def _locked(out: Path) -> Iterator[None]:
+    """One writer per folder (an advisory lock; without fcntl, e.g. on Windows, callers must not race)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    with (out / _LOCK).open("a") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
