@@ -369,6 +369,7 @@ class LiveView(TypedDict):
     lastAppendAt: str | None  # when this explorer last saw an append (ISO, UTC)
     lastRecordedAt: str | None  # the last new entry's own recordedAt
     error: str | None  # why following stopped
+    seq: int  # which refresh of the views this is: a front end acknowledges it once drawn (`live-drawn`)
 
 
 TRAITS: dict[str, Any] = {
@@ -450,6 +451,11 @@ class JumpToTailMessage(TypedDict):
     kind: Literal["jump-to-tail"]
 
 
+class LiveDrawnMessage(TypedDict):
+    kind: Literal["live-drawn"]
+    seq: int  # the `live.seq` just drawn: the next refresh may go (flow control while following)
+
+
 MESSAGES: dict[str, Any] = {
     "table": TableMessage,
     "search": SearchMessage,
@@ -462,6 +468,7 @@ MESSAGES: dict[str, Any] = {
     "compose-send": ComposeMessage,
     "follow": FollowMessage,
     "jump-to-tail": JumpToTailMessage,
+    "live-drawn": LiveDrawnMessage,
 }
 """Every message kind the front end may send, and its shape."""
 

@@ -149,8 +149,10 @@ class Explorer(anywidget.AnyWidget):
         self._composer = self._panel(ComposerPanel, lineage=self._lineage, cursor_index=lambda: self.index,
                                      show=lambda line, at: self.checkout(line, index=at))
         self._live = self._panel(LivePanel, store=store, thread_id=thread_id, grow=self._grow,
-                                 jump_to_tail=self._jump_to_tail)
+                                 show=self._show_growth, jump_to_tail=self._jump_to_tail)
         self._arrived_past_cursor = 0
+        self._shown = len(root.entries)  # how much of the recording the views show (a followed run grows first)
+        self._divergent_count = len(timeline.verification.divergences) if timeline.verifies else 0  # seen so far
         self._cursor.on_moved(self._table.follow)
         self._cursor.on_moved(self._composer.refresh)
         self._cursor.on_moved(self._at_tail)
@@ -173,6 +175,7 @@ class Explorer(anywidget.AnyWidget):
             self._verification.compare()
         self._cursor.flush()
         if follow:
+            self.index = len(root.entries) - 1  # a live run opens where it is now, so the cursor rides the tail
             self.follow()
 
     def _panel(self, kind: type[P], **dependencies: Any) -> P:
@@ -222,40 +225,53 @@ class Explorer(anywidget.AnyWidget):
     def following(self) -> bool:
         return self._live.following
 
-    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> None:
-        """The follow thread's: a batch of whole committed appends arrived for the recording."""
+    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> bool:
+        """The follow thread's: a batch of whole committed appends arrived for the recording. It is folded (and
+        hash-checked) now, so `len(ex)` and `ex.usage()` have it; the views catch up in `_show_growth`, which
+        may cover several batches. True when the batch diverged: that is shown at once."""
+        timeline = self._view.root.timeline
+        with self._lock:
+            timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
+            if not self._cursor.building:
+                timeline.build()
+            if self._view.line is self._view.root and self._view.usage is not None:
+                self._view.usage.grown()
+            divergent = len(timeline.verification.divergences) if timeline.verifies else 0
+            diverged, self._divergent_count = divergent > self._divergent_count, divergent
+        return diverged
+
+    def _show_growth(self) -> None:
+        """Every view catches up with the recording's growth since it last did: at the tail the cursor moves to
+        the new tail, anywhere else it stays and the entries past it are counted."""
         view = self._view
         root = view.root
         with self._lock:
-            old = len(root.entries)
-            on_view = view.line is root
-            at_tail = on_view and self.index >= old - 1
-            root.timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
-            if not self._cursor.building:
-                root.timeline.build()
-            if on_view:
-                if view.usage is not None:
-                    view.usage.grown()
-                    self._usage.indexes_ready()
-                self._table.types_ready()
-                self._cursor.grown()
-        if on_view:
-            self._verification.show_line(root)
-            if at_tail:
-                self.index = len(root.entries) - 1
-            else:
-                self._arrived_past_cursor += len(batch)
-                self._live.new_entries(self._arrived_past_cursor)
-            self._table.refresh()
+            shown, length = self._shown, len(root.entries)
+            self._shown = length
+            if length == shown or view.line is not root:
+                return  # nothing new, or a branch is on view (checking the recording out shows all of it)
+            at_tail = self.index >= shown - 1
+            if view.usage is not None:
+                self._usage.indexes_ready()
+            self._table.types_ready()
+            self._cursor.grown()
+        self._verification.show_line(root)
+        if at_tail:
+            self.index = length - 1
+        else:
+            self._arrived_past_cursor += length - shown
+            self._live.new_entries(self._arrived_past_cursor)
+        self._table.refresh()
 
     def _jump_to_tail(self) -> None:
         if self._view.line is not self._view.root:
             self.checkout(None)  # the live line is the recording: view it, at its last entry
         else:
+            self._show_growth()  # the tail the views show is the newest one
             self.index = len(self._view.entries) - 1
 
     def _at_tail(self, index: int) -> None:
-        if self._arrived_past_cursor and index >= len(self._view.entries) - 1:
+        if self._arrived_past_cursor and index >= min(self._shown, len(self._view.entries)) - 1:
             self._arrived_past_cursor = 0
             self._live.new_entries(0)
 
@@ -269,7 +285,8 @@ class Explorer(anywidget.AnyWidget):
     def from_store(cls, store: Any, thread_id: str, machine: Any, **kwargs: Any) -> Explorer:
         """Read `thread_id` from `store` and open it (works inside a notebook's running event loop: the read
         runs on the store's own loop thread, `store.sync`). Forks of this explorer stay in memory until
-        `branch.save()` writes one to the store. `follow=True` follows the thread as its host appends to it."""
+        `branch.save()` writes one to the store. `follow=True` opens at the last entry and follows the thread
+        as its host appends to it (the cursor rides the tail until it is moved)."""
         entries = store.sync.read(thread_id)
         if not entries:
             raise AgentError(f"thread {thread_id!r} is empty or does not exist in the store", code="thread-not-found")

@@ -43,6 +43,7 @@ NOTEBOOKS = (
     "03_postmortem.ipynb",
     "04_what_if.ipynb",
     "05_record_your_own_agent.ipynb",
+    "06_follow_a_live_run.ipynb",
 )
 
 

@@ -51,27 +51,85 @@ export function mountHeader(ctx) {
     here.title = bad ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
   }
 
-  /** A followed run: that it is live, when the writer last appended, and a jump to entries past the cursor. */
+  /** A followed run: that it is live, when the writer last appended (clock time and how long ago, kept
+   * current by a one-second tick), and, when the cursor is away from the tail, a jump to the newest entry. */
+  const lastSeen = h("span", { class: "ae-muted", "data-testid": "live-last" });
+  /** @type {ReturnType<typeof setInterval> | null} */
+  let ticking = null;
+  ctx.cleanup(() => {
+    if (ticking) clearInterval(ticking);
+  });
+
+  function drawLastSeen() {
+    const l = model.get("live");
+    if (!l.lastAppendAt) {
+      lastSeen.textContent = "watching for new entries";
+      lastSeen.title = "nothing appended since the explorer started following";
+      return;
+    }
+    const at = new Date(l.lastAppendAt);
+    const today = at.toDateString() === new Date().toDateString();
+    const clock = today ? at.toLocaleTimeString([], { hour12: false }) : at.toLocaleString([], { hour12: false });
+    lastSeen.textContent = `last append ${clock} (${ago(Date.now() - at.getTime())})`;
+    lastSeen.title = `the newest entry arrived ${at.toISOString()}` + (l.lastRecordedAt ? `; its recordedAt is ${l.lastRecordedAt}` : "");
+  }
+
   function drawLive() {
     const l = model.get("live");
     live.hidden = !(l.following || l.error);
+    if (ticking && !l.following) {
+      clearInterval(ticking);
+      ticking = null;
+    }
     if (live.hidden) return;
-    const last = l.lastRecordedAt ? String(l.lastRecordedAt).replace("T", " ").replace(/\.\d+Z$|Z$/, "") : null;
+    if (!l.following) {
+      replace(live, h("span", { class: "ae-chip bad", title: "following stopped; ex.follow() starts again and catches up" }, "not following"), h("span", { class: "ae-muted" }, l.error || ""));
+      return;
+    }
+    const thread = model.get("info").threadId;
+    drawLastSeen();
+    if (!ticking) ticking = setInterval(drawLastSeen, 1000);
+    const n = l.newEntries;
     replace(
       live,
-      l.following
-        ? h("span", { class: "ae-chip live", title: l.lastAppendAt ? `last append seen ${l.lastAppendAt}` : "following: no append seen yet" }, "● live")
-        : h("span", { class: "ae-chip bad", title: l.error || "" }, "not following"),
-      l.following ? h("span", { class: "ae-muted", "data-testid": "live-last" }, last ? ` last append ${last}` : " waiting for the writer") : h("span", { class: "ae-muted" }, ` ${l.error || ""}`),
-      l.newEntries ? h("button", { class: "ae-btn ae-btn-small", "data-testid": "live-jump", onclick: () => model.send({ kind: "jump-to-tail" }) }, `${formatNumber(l.newEntries)} new entr${l.newEntries === 1 ? "y" : "ies"} ↓`) : null,
+      h("span", { class: "ae-chip live", title: `following ${thread ? `thread ${thread}` : "the thread"}: entries appear as its host appends them (ex.follow(False) stops)` }, "● live"),
+      lastSeen,
+      n
+        ? h("button", {
+            class: "ae-btn ae-btn-small ae-live-jump",
+            "data-testid": "live-jump",
+            title: `${formatNumber(n)} entr${n === 1 ? "y" : "ies"} arrived after the cursor, which stays where you put it; jump to the newest (End)`,
+            onclick: () => model.send({ kind: "jump-to-tail" }),
+          }, `${formatNumber(n)} new entr${n === 1 ? "y" : "ies"} → go to latest`)
+        : null,
     );
+  }
+
+  /** Flow control while following: say when a refresh of the views (its `seq`, the last of its messages) has
+   * been drawn, so the kernel sends the next one only then (batches that arrive meanwhile merge into it). */
+  let acked = 0;
+  function ackDrawn() {
+    const seq = model.get("live").seq || 0;
+    if (seq <= acked) return;
+    acked = seq;
+    setTimeout(() => model.send({ kind: "live-drawn", seq }), 0); // after this task: every handler has drawn
   }
 
   ctx.on("change:info", drawInfo);
   ctx.on("change:live", drawLive);
+  ctx.on("change:live", ackDrawn);
   ctx.on("change:verification", drawVerification);
   drawInfo();
   drawVerification();
   drawLive();
   return { el, banner, machines, drawPosition, drawHere };
+}
+
+/** "just now", "12 s ago", "3 min ago", "2 h ago" (a kernel clock a little ahead of the browser's is "just now"). @param {number} ms */
+function ago(ms) {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 2) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ago`;
+  return `${Math.floor(seconds / 3600)} h ago`;
 }

@@ -301,6 +301,7 @@ NOTEBOOKS = {
     "03_postmortem.ipynb": 1,
     "04_what_if.ipynb": 1,
     "05_record_your_own_agent.ipynb": 1,
+    "06_follow_a_live_run.ipynb": 1,
 }
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_explorer import Explorer, SqliteEventLogStore, create_in_memory_event_log_store, read_log
+from agent_explorer.explorer.panels import live as live_panel
 from agent_explorer.samples import support_agent
 
 LOGS = Path(__file__).parents[2] / "sample_logs"
@@ -40,7 +41,7 @@ def test_the_cursor_stays_at_the_tail_and_verification_grows() -> None:
     store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
     ex = Explorer.from_store(store, "live", support_agent, follow=True)
     assert ex.following and ex.live["following"] is True and len(ex) == 3
-    ex.index = 2  # at the tail
+    assert ex.index == 2 and ex.frame["index"] == 2  # a live run opens where it is now: at the tail
     for i in range(3, 8):  # the host appends from another thread, entry by entry
         threading.Thread(target=store.sync.append,
                          kwargs={"thread_id": "live", "expected_index": i, "entries": [entries[i]]}).start()
@@ -150,3 +151,81 @@ def test_a_writer_process_on_a_sqlite_file(tmp_path: Path) -> None:
         writer.kill()
         ex.follow(False)
         store.sync.close()
+
+
+def _drawn(ex: Explorer, seq: int) -> None:
+    """What the front end sends once it drew refresh `seq` of a followed run (header.js)."""
+    ex._on_message(ex, {"kind": "live-drawn", "seq": seq}, [])
+
+
+def test_a_front_end_that_acknowledges_gets_at_most_two_refreshes_to_draw(monkeypatch: Any) -> None:
+    """Flow control: batches are folded at once; the views refresh when the browser has drawn (an acknowledgement),
+    so a writer faster than the browser merges batches into the next refresh instead of queueing them."""
+    monkeypatch.setattr(live_panel, "ACK_TIMEOUT", 60.0)  # no acknowledgement is ever late in this test
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
+    until(lambda: ex.live["seq"] == 1 and ex.length == 4, "the first refresh (no front end has answered yet)")
+    _drawn(ex, 1)  # a view drew it: from now on it is waited for
+    until(lambda: ex._live._acking, "the acknowledgement")
+    for i in (4, 5, 6, 7):
+        store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
+        until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
+    until(lambda: ex.live["seq"] == 3, "two refreshes in flight")
+    assert len(ex) == 8 and ex.length == 6 and ex.index == 5  # folded; the views wait for the browser
+    assert ex.usage()["totalTokens"] == sum(e["event"]["usage"]["totalTokens"] for e in entries[:8]
+                                            if e["event"]["type"] == "@agent.usage")  # the fold has it all
+    _drawn(ex, "3")  # not an acknowledgement: ignored
+    _drawn(ex, 3)
+    until(lambda: ex.live["seq"] == 4, "the refresh the acknowledgement let go")
+    assert ex.length == 8 and ex.index == 7 and ex.verification["checked"] == 8  # every batch, in one refresh
+    ex.follow(False)
+
+
+def test_a_divergence_is_shown_at_once_even_while_the_front_end_is_behind(monkeypatch: Any) -> None:
+    monkeypatch.setattr(live_panel, "ACK_TIMEOUT", 60.0)
+    entries = copy.deepcopy(clean())
+    entries[7]["verification"]["stateHash"] = "0" * 64
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
+    until(lambda: ex.live["seq"] == 1, "the first refresh")
+    _drawn(ex, 1)
+    until(lambda: ex._live._acking, "the acknowledgement")
+    for i in (4, 5, 6):
+        store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
+        until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
+    until(lambda: ex.live["seq"] == 3, "two refreshes in flight")
+    assert ex.length == 6
+    store.sync.append(thread_id="live", expected_index=7, entries=[entries[7]])
+    until(lambda: ex.first_divergence == 7, "the divergence, without waiting for the browser")
+    assert ex.length == 8 and ex.verification["status"] == "diverged" and [7, 7] in ex.verification["ranges"]
+    ex.follow(False)
+
+
+def test_refreshes_nobody_acknowledges_still_go_and_stopping_shows_everything(monkeypatch: Any) -> None:
+    """A view closed (or a kernel busy in a cell) acknowledges nothing: a refresh then counts as drawn after
+    ACK_TIMEOUT, so the views keep up; follow(False) shows all that was folded."""
+    monkeypatch.setattr(live_panel, "ACK_TIMEOUT", 0.05)
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
+    until(lambda: ex.live["seq"] == 1, "the first refresh")
+    _drawn(ex, 1)
+    until(lambda: ex._live._acking, "the acknowledgement")
+    for i in range(4, 9):
+        store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
+    until(lambda: ex.length == 9 and ex.index == 8, "the views, with nobody acknowledging")
+    monkeypatch.setattr(live_panel, "ACK_TIMEOUT", 60.0)  # from here on, refreshes wait
+    for i in (9, 10, 11):
+        store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
+        until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
+    until(lambda: ex._live._state["seq"] - ex._live._acked >= 2, "two refreshes in flight")
+    assert ex.length < len(entries)  # the views wait for the browser
+    ex.follow(False)
+    assert ex.length == len(entries) and ex.index == len(entries) - 1 and ex.verification["checked"] == len(entries)

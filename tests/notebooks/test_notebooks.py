@@ -22,6 +22,7 @@ NAMES = [
     "03_postmortem.ipynb",
     "04_what_if.ipynb",
     "05_record_your_own_agent.ipynb",
+    "06_follow_a_live_run.ipynb",
 ]
 
 
@@ -89,6 +90,11 @@ PROBES = {
         "print(ex.line.name, ex.comparison['branch']['name'], store.sync.list_threads() == threads_before,"
         " [b.name for b in ex.branches()][:3])",
         "recording rejected True ['rejected', 'no-refund', 'timeout']",
+    ),
+    "06_follow_a_live_run.ipynb": (  # the run over, following stopped: the widget shows the whole run at its end
+        "print(ex.following, ex.live['following'], len(ex), ex.length, ex.index, ex.frame['valueText'],"
+        " ex.verification['status'], run.done())",
+        "False False 12 12 11 resolved ok True",
     ),
 }
 

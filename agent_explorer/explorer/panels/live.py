@@ -3,8 +3,10 @@
 Owns `live` (following or not, when the writer last appended, how many entries arrived past the cursor). The
 watch (`store.watch`, whole committed appends in order) runs on a thread of its own with its own event loop,
 so following works the same in a kernel and in a plain asyncio program, and the caller's loop is never blocked.
-Each batch extends the line's one fold (checkpoints, ledger and verification grow; nothing refolds from 0).
-Never writes to the store.
+Each batch extends the line's one fold at once (checkpoints, ledger and verification grow; nothing refolds from
+0); the views catch up once per refresh, and a front end that acknowledges each refresh it drew (`live-drawn`)
+gets the next one only then, so a writer faster than the browser can draw merges batches instead of queueing
+them. Never writes to the store.
 """
 
 from __future__ import annotations
@@ -18,29 +20,46 @@ from typing import Any, ClassVar
 from ...errors import AgentError
 from .base import Handler, Panel, Traits, View
 
-__all__ = ["LivePanel"]
+__all__ = ["ACK_TIMEOUT", "IN_FLIGHT", "LivePanel"]
+
+IN_FLIGHT = 2
+"""Refreshes a front end may have to draw at once: one being drawn and one waiting keeps the browser busy without a
+queue (a third waits, merging whatever arrives meanwhile, until the oldest is acknowledged)."""
+ACK_TIMEOUT = 0.5
+"""Seconds a refresh waits for the front end's acknowledgement before it counts as drawn anyway (no view on
+screen any more, or a kernel busy in a cell, which reads the acknowledgements only afterwards): the views then
+still refresh, IN_FLIGHT times per ACK_TIMEOUT. A widget no front end ever acknowledged refreshes at once."""
 
 
 class LivePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("live",)
 
     def __init__(self, view: View, traits: Traits, *, store: Any, thread_id: str | None,
-                 grow: Callable[[Sequence[Mapping[str, Any]]], None], jump_to_tail: Callable[[], None]) -> None:
+                 grow: Callable[[Sequence[Mapping[str, Any]]], bool], show: Callable[[], None],
+                 jump_to_tail: Callable[[], None]) -> None:
         super().__init__(view, traits)
         self.store = store
         self.thread_id = thread_id
-        self._grow = grow  # the explorer's: extend the recording's fold and every view of it, under its lock
+        self._grow = grow  # the explorer's: extend the recording's fold (under its lock); True: it diverged
+        self._show = show  # the explorer's: every view catches up with what the fold has (coalesces)
         self._jump = jump_to_tail
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = threading.Event()
+        self._lock = threading.RLock()
         self._state: dict[str, Any] = {"following": False, "newEntries": 0, "lastAppendAt": None,
-                                       "lastRecordedAt": None, "error": None}
+                                       "lastRecordedAt": None, "error": None, "seq": 0}
+        # Flow control (the follow thread's): a refresh is owed; the newest acknowledged; the front end acknowledges.
+        self._owed = False
+        self._acked = 0
+        self._acking = False
+        self._last: tuple[str, Any] | None = None  # (when the newest batch arrived, its last recordedAt)
         traits.set("live", {})
 
     def handlers(self) -> Mapping[str, Handler]:
-        return {"follow": self._on_follow, "jump-to-tail": lambda _content: self._jump()}
+        return {"follow": self._on_follow, "jump-to-tail": lambda _content: self._jump(),
+                "live-drawn": self._on_drawn}
 
     @property
     def following(self) -> bool:
@@ -56,6 +75,7 @@ class LivePanel(Panel):
         if self.following:
             return
         self._stopping.clear()
+        self._acked = self._state["seq"]  # a refresh the last follow sent is not waited for
         start = len(self.view.root.entries)  # catch up on what arrived while not following
         self._thread = threading.Thread(target=self._run, args=(start,), name="agent-explorer-follow", daemon=True)
         self._publish(following=True, error=None)
@@ -100,20 +120,52 @@ class LivePanel(Panel):
                     self._arrived(batch)
         finally:
             await watcher.aclose()
+            self._refresh(now=True)  # what was folded is shown, whatever the front end has to draw
 
     def _arrived(self, batch: Sequence[Mapping[str, Any]]) -> None:
-        self._grow(batch)
-        last = batch[-1]
-        self._publish(lastAppendAt=datetime.now(UTC).isoformat(timespec="seconds"),
-                      lastRecordedAt=last.get("recordedAt"))
+        diverged = self._grow(batch)
+        self._last = (datetime.now(UTC).isoformat(timespec="milliseconds"), batch[-1].get("recordedAt"))
+        self._owed = True
+        self._refresh(now=diverged)  # a divergence is shown at once, however much the front end has to draw
+
+    def _refresh(self, *, now: bool = False) -> None:
+        """The follow thread's: the views catch up with the fold, then `live` says so (its `seq` is what the
+        front end acknowledges once drawn)."""
+        if not self._owed or (not now and self._acking and self._state["seq"] - self._acked >= IN_FLIGHT):
+            return  # nothing new, or the front end has enough to draw: an acknowledgement sends it
+        self._owed = False
+        self._show()
+        when, recorded = self._last or (None, None)
+        with self._lock:
+            seq = self._state["seq"] + 1
+            self._publish(lastAppendAt=when, lastRecordedAt=recorded, seq=seq)
+        if self._acking and self._loop is not None:
+            self._loop.call_later(ACK_TIMEOUT, self._ack_overdue, seq)
+
+    def _on_drawn(self, content: Mapping[str, Any]) -> None:
+        """A view drew refresh `seq` (the kernel's thread): the next one may go."""
+        seq, loop = content.get("seq"), self._loop
+        if type(seq) is int and loop is not None:  # anything else is not an acknowledgement of ours
+            loop.call_soon_threadsafe(self._drawn, seq)
+
+    def _drawn(self, seq: int) -> None:
+        self._acking = True
+        self._acked = max(self._acked, seq)
+        self._refresh()
+
+    def _ack_overdue(self, seq: int) -> None:
+        if self._acked < seq:  # not acknowledged in time: count it drawn, so the views keep refreshing
+            self._acked = seq
+            self._refresh()
 
     def new_entries(self, count: int) -> None:
         """How many entries arrived past the cursor (0: the cursor is at the tail, or went there)."""
         self._publish(newEntries=count)
 
     def _publish(self, **changes: Any) -> None:
-        self._state.update(changes)
-        self.traits.set("live", dict(self._state))
+        with self._lock:
+            self._state.update(changes)
+            self.traits.set("live", dict(self._state))
 
     def _on_follow(self, content: Mapping[str, Any]) -> None:
         self.follow(bool(content.get("on", True)))
