@@ -37,6 +37,8 @@ export class EventTable {
       this.body,
     );
     this.scroller = h("div", { class: "ae-table-scroll" }, this.table);
+    /** @type {Element | null} the row the table last scrolled to */
+    this.scrolledTo = null;
     this.el = h(
       "section",
       { class: "ae-panel ae-events", "data-testid": "events" },
@@ -132,16 +134,20 @@ export class EventTable {
   }
 
   markCurrent(index) {
+    let current = null;
     for (const tr of this.body.children) {
       const on = Number(tr.dataset.index) === index;
       tr.classList.toggle("current", on);
-      if (on) {
-        const top = tr.offsetTop;
-        const bottom = top + tr.offsetHeight;
-        const view = this.scroller;
-        if (top < view.scrollTop + 24 || bottom > view.scrollTop + view.clientHeight) view.scrollTop = Math.max(0, top - view.clientHeight / 3);
-      }
+      if (on) current = tr;
     }
+    // Reading offsetTop forces a layout: only when the current row is another one than last time (a followed run
+    // redraws every refresh with the cursor often on the same row).
+    if (!current || current === this.scrolledTo) return;
+    this.scrolledTo = current;
+    const top = current.offsetTop;
+    const bottom = top + current.offsetHeight;
+    const view = this.scroller;
+    if (top < view.scrollTop + 24 || bottom > view.scrollTop + view.clientHeight) view.scrollTop = Math.max(0, top - view.clientHeight / 3);
   }
 }
 
