@@ -70,6 +70,17 @@ def test_a_second_call_writes_nothing(tmp_path: Path) -> None:
     assert _state(tmp_path) == before
 
 
+def test_it_writes_from_inside_a_running_event_loop_as_a_notebook_calls_it(tmp_path: Path) -> None:
+    async def notebook_cell() -> list[str]:  # Jupyter runs every cell inside its loop: asyncio.run refuses there
+        asyncio.get_running_loop()
+        return _generate(tmp_path)
+
+    said = asyncio.run(notebook_cell())
+    assert len(said) == 1 and "writing" in said[0]
+    assert len(_threads(tmp_path / "samples.db")["inbox-long"]) == entries_for_tickets(TICKETS)
+    assert _generate(tmp_path) == []  # and the stamp it wrote is current
+
+
 def test_generation_is_deterministic(tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
     _generate(a)
@@ -97,7 +108,9 @@ def test_a_missing_damaged_or_stale_file_is_written_again(tmp_path: Path, damage
     assert len(_generate(tmp_path)) == 1
     assert (tmp_path / "inbox_long.jsonl").read_bytes() == good_log
     assert _threads(tmp_path / "samples.db") == good_threads
-    assert (tmp_path / "support_clean.jsonl").read_bytes() == (shipped_sample_logs_dir() / "support_clean.jsonl").read_bytes()
+    assert (tmp_path / "support_clean.jsonl").read_bytes() == (
+        shipped_sample_logs_dir() / "support_clean.jsonl"
+    ).read_bytes()
 
 
 def test_force_writes_again_and_a_failure_half_way_leaves_the_previous_files(
@@ -130,15 +143,19 @@ def test_two_processes_at_once_generate_once(tmp_path: Path) -> None:
         "from agent_explorer.samples import ensure_samples\n"
         f"ensure_samples(sys.argv[1], tickets={TICKETS}, log=lambda m: print('WROTE'))\n"
     )
-    runs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
-            for _ in range(2)]
+    runs = [
+        subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
     outputs = [run.communicate(timeout=120)[0] for run in runs]
     assert [run.returncode for run in runs] == [0, 0]
     assert sum(out.count("WROTE") for out in outputs) == 1
     assert len(_threads(tmp_path / "samples.db")["inbox-long"]) == entries_for_tickets(TICKETS)
 
 
-def test_the_samples_verb_writes_then_reports_the_folder(tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_samples_verb_writes_then_reports_the_folder(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import agent_explorer.samples.generate as generate
 
     monkeypatch.setattr(generate, "LONG_RUN_TICKETS", TICKETS)
