@@ -112,6 +112,7 @@ def shoot(out: Path, suffix: str) -> None:
             for notebook, names in NOTEBOOKS.items():
                 context = browser.new_context(viewport={"width": 1400, "height": 1800}, device_scale_factor=1)
                 page = context.new_page()
+                print(f"{notebook}: Run All", flush=True)
                 page.goto(url.format(notebook))
                 page.wait_for_function(
                     """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
