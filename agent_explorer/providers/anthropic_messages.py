@@ -8,8 +8,8 @@ itself (the SDK's retries run inside one call), and never lets the client's key 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from ..errors import AgentError
@@ -17,17 +17,17 @@ from ..runtime.executors import AgentRequest
 from .common import (
     NO_TOOL_CALL,
     as_dict,
+    call_provider,
     counts,
     event_tools,
-    fit_to,
     guarded,
-    idempotency_key,
     merge_options,
     normalize_prompt,
     plan_note,
-    provider_error,
+    provider_stream,
     retry_note,
     secrets_of,
+    with_idempotency_key,
 )
 
 __all__ = ["ANTHROPIC_USAGE_NAMES", "DEFAULT_MAX_TOKENS", "AnthropicExecutors"]
@@ -134,24 +134,14 @@ class AnthropicExecutors:
         if "stop" in options:
             options["stop_sequences"] = options.pop("stop")
         options.setdefault("max_tokens", DEFAULT_MAX_TOKENS)
-        headers = dict(options.pop("extra_headers", None) or {})
-        headers["Idempotency-Key"] = idempotency_key(request)
+        headers = with_idempotency_key(options, request)
         params: dict[str, Any] = {"model": request.model or self.model, "messages": messages}
         if system is not None:
             params["system"] = system
         return {**params, **options, "extra_headers": headers}
 
     async def _create(self, request: AgentRequest, params: dict[str, Any]) -> Any:
-        try:
-            create = self.client.messages.create
-            return await create(**fit_to(create, params))
-        except asyncio.CancelledError:
-            raise
-        except AgentError:
-            raise
-        except Exception as error:  # noqa: BLE001 - what the SDK's retries could not fix
-            failure = provider_error(PROVIDER, request, error, secrets_of(self.client))
-            raise failure from failure.__cause__  # the scrubbed copy, never the SDK's own error
+        return await call_provider(PROVIDER, request, self.client.messages.create, params, secrets_of(self.client))
 
     # -- the executor protocol -------------------------------------------------------------------
 
@@ -178,8 +168,8 @@ class AnthropicExecutors:
         reason: Any = None
         usage: dict[str, Any] = {}
         secrets = secrets_of(self.client)
-        try:
-            async for event in stream:
+        async with aclosing(provider_stream(PROVIDER, request, stream, secrets)) as events:
+            async for event in events:
                 with guarded(PROVIDER, request, secrets):
                     kind = event.type
                     if kind == "message_start":
@@ -192,17 +182,6 @@ class AnthropicExecutors:
                         reason = getattr(event.delta, "stop_reason", None) or reason
                         # message_delta's counts are cumulative: they replace message_start's.
                         usage.update({k: v for k, v in as_dict(event.usage).items() if v is not None})
-        except asyncio.CancelledError:
-            raise
-        except AgentError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the stream broke off after it began
-            failure = provider_error(PROVIDER, request, error, secrets)
-            raise failure from failure.__cause__
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                await close()
         yield {"usage": anthropic_usage(usage), "model": model or params["model"], "finishReason": finish_reason(reason)}
 
     async def decide(self, request: AgentRequest) -> dict[str, Any]:

@@ -7,11 +7,12 @@ one rule it must never break is that no credential reaches text that may be jour
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +26,7 @@ __all__ = [
     "EventTools",
     "Prompt",
     "as_dict",
+    "call_provider",
     "counts",
     "event_tools",
     "fit_to",
@@ -34,9 +36,11 @@ __all__ = [
     "normalize_prompt",
     "plan_note",
     "provider_error",
+    "provider_stream",
     "retry_note",
     "secrets_of",
     "tool_name_for",
+    "with_idempotency_key",
 ]
 
 #: The event type a decision answer is given when the model called no tool: it is never a legal
@@ -124,6 +128,14 @@ _ALIASES = {
     "presencePenalty": "presence_penalty",
     "stopSequences": "stop",
 }
+
+
+def with_idempotency_key(options: dict[str, Any], request: AgentRequest) -> dict[str, str]:
+    """The call's extra headers: the caller's own (taken out of `options`) plus the request's
+    `Idempotency-Key`, so a retried call is one call to the provider."""
+    headers = dict(options.pop("extra_headers", None) or {})
+    headers["Idempotency-Key"] = idempotency_key(request)
+    return headers
 
 
 def merge_options(defaults: Mapping[str, Any], request: AgentRequest) -> dict[str, Any]:
@@ -421,3 +433,38 @@ def provider_error(provider: str, request: AgentRequest, error: Exception, secre
     failure.__cause__ = _scrubbed_copy(error, secrets)
     failure.__suppress_context__ = True
     return failure
+
+
+async def call_provider(
+    provider: str, request: AgentRequest, create: Callable[..., Awaitable[Any]], params: dict[str, Any], secrets: Sequence[str]
+) -> Any:
+    """One SDK call with the parameters it accepts; what its retries could not fix is raised as the
+    scrubbed `ProviderError`, never as the SDK's own error (which may hold the request's headers)."""
+    try:
+        return await create(**fit_to(create, params))
+    except asyncio.CancelledError:
+        raise
+    except AgentError:
+        raise
+    except Exception as error:  # noqa: BLE001 - what the SDK's retries could not fix
+        failure = provider_error(provider, request, error, secrets)
+        raise failure from failure.__cause__
+
+
+async def provider_stream(provider: str, request: AgentRequest, stream: Any, secrets: Sequence[str]) -> AsyncGenerator[Any, None]:
+    """The events of an SDK stream; a stream that breaks off after it began raises the scrubbed
+    `ProviderError`, and the stream is closed however the reading ends (use it under `aclosing`)."""
+    try:
+        async for event in stream:
+            yield event
+    except asyncio.CancelledError:
+        raise
+    except AgentError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the stream broke off after it began
+        failure = provider_error(provider, request, error, secrets)
+        raise failure from failure.__cause__
+    finally:
+        close = getattr(stream, "close", None)
+        if close is not None:
+            await close()

@@ -8,8 +8,8 @@ one call), and never lets the client's key into what it returns or raises.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 from ..errors import AgentError, ProviderError
@@ -17,17 +17,17 @@ from ..runtime.executors import AgentRequest
 from .common import (
     NO_TOOL_CALL,
     as_dict,
+    call_provider,
     counts,
     event_tools,
-    fit_to,
     guarded,
-    idempotency_key,
     merge_options,
     normalize_prompt,
     plan_note,
-    provider_error,
+    provider_stream,
     retry_note,
     secrets_of,
+    with_idempotency_key,
 )
 
 __all__ = ["OPENAI_USAGE_NAMES", "OpenAIExecutors"]
@@ -115,21 +115,11 @@ class OpenAIExecutors:
         if extra:
             messages.append({"role": "user", "content": extra})
         options = merge_options(self.defaults, request)
-        headers = dict(options.pop("extra_headers", None) or {})
-        headers["Idempotency-Key"] = idempotency_key(request)
+        headers = with_idempotency_key(options, request)
         return {"model": request.model or self.model, "messages": messages, **options, "extra_headers": headers}
 
     async def _create(self, request: AgentRequest, params: dict[str, Any]) -> Any:
-        try:
-            create = self.client.chat.completions.create
-            return await create(**fit_to(create, params))
-        except asyncio.CancelledError:
-            raise
-        except AgentError:
-            raise
-        except Exception as error:  # noqa: BLE001 - what the SDK's retries could not fix
-            failure = provider_error(PROVIDER, request, error, secrets_of(self.client))
-            raise failure from failure.__cause__  # the scrubbed copy, never the SDK's own error
+        return await call_provider(PROVIDER, request, self.client.chat.completions.create, params, secrets_of(self.client))
 
     def _first_choice(self, request: AgentRequest, response: Any) -> Any:
         choices = getattr(response, "choices", None)
@@ -165,8 +155,8 @@ class OpenAIExecutors:
         reason: Any = None
         usage: dict[str, int] | None = None
         secrets = secrets_of(self.client)
-        try:
-            async for chunk in stream:
+        async with aclosing(provider_stream(PROVIDER, request, stream, secrets)) as events:
+            async for chunk in events:
                 with guarded(PROVIDER, request, secrets):
                     model = chunk.model or model
                     if chunk.usage is not None:
@@ -177,17 +167,6 @@ class OpenAIExecutors:
                         content = choice.delta.content if choice.delta is not None else None
                         if content:
                             yield str(content)
-        except asyncio.CancelledError:
-            raise
-        except AgentError:
-            raise
-        except Exception as error:  # noqa: BLE001 - the stream broke off after it began
-            failure = provider_error(PROVIDER, request, error, secrets)
-            raise failure from failure.__cause__
-        finally:
-            close = getattr(stream, "close", None)
-            if close is not None:
-                await close()
         yield {"usage": usage, "model": model or params["model"], "finishReason": finish_reason(reason)}
 
     async def decide(self, request: AgentRequest) -> dict[str, Any]:
