@@ -79,18 +79,18 @@ async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], *, must_exist
             await close()
 
 
-def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = "error") -> list[dict[str, Any]]:
-    """Read every entry of a file or a store thread (a missing thread is an error, not an empty log)."""
-    if not source.is_store:
-        from ..eventlog.files import read_log
+def _existing_file(source: LogSource) -> Path:
+    assert source.path is not None
+    if not source.path.exists():
+        raise AgentError(f"no such log file: {source.path}", code="file-not-found")
+    return source.path
 
-        assert source.path is not None
-        if not source.path.exists():
-            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
-        return list(read_log(source.path, on_truncated=on_truncated))
+
+def _read_thread(source: LogSource, *span: int) -> list[dict[str, Any]]:
+    """A store thread's entries (all, or `start, end`); a missing or empty thread is an error, not an empty log."""
 
     async def read(store: Any) -> list[dict[str, Any]]:
-        entries = await store.read(source.thread_id)
+        entries = await store.read(source.thread_id, *span)
         if not entries:
             raise AgentError(
                 f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
@@ -100,6 +100,16 @@ def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = 
 
     assert source.store_url is not None
     return asyncio.run(_with_store(source.store_url, read))
+
+
+def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = "error") -> list[dict[str, Any]]:
+    """Read every entry of a file or a store thread (a missing thread is an error, not an empty log)."""
+    if not source.is_store:
+        from ..eventlog.files import read_log
+
+        return list(read_log(_existing_file(source), on_truncated=on_truncated))
+
+    return _read_thread(source)
 
 
 async def _require_empty_thread(store: Any, dest: LogSource) -> None:
@@ -189,21 +199,8 @@ def load_head(source: LogSource) -> list[dict[str, Any]]:
     if not source.is_store:
         from ..eventlog.files import iter_log
 
-        assert source.path is not None
-        if not source.path.exists():
-            raise AgentError(f"no such log file: {source.path}", code="file-not-found")
-        for entry in iter_log(source.path):
+        for entry in iter_log(_existing_file(source)):
             return [entry]
         raise AgentError(f"{source.path} holds no entries", code="empty-log")
 
-    async def read(store: Any) -> list[dict[str, Any]]:
-        entries = await store.read(source.thread_id, 0, 1)
-        if not entries:
-            raise AgentError(
-                f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
-                code="thread-not-found",
-            )
-        return list(entries)
-
-    assert source.store_url is not None
-    return asyncio.run(_with_store(source.store_url, read))
+    return _read_thread(source, 0, 1)
