@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
-import os
 import re
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_server import pg_dsn
 
 from agent_explorer import read_log
 
@@ -72,15 +72,6 @@ class Writer:
             self.proc.stdout.close()
 
 
-def _pg_dsn() -> str:
-    dsn = os.environ.get("AGENT_EXPLORER_TEST_PG_DSN")
-    if not dsn:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail("CI=true but AGENT_EXPLORER_TEST_PG_DSN is not set: the PostgreSQL tests must run in CI")
-        pytest.skip("no PostgreSQL: set AGENT_EXPLORER_TEST_PG_DSN (scripts/pg_cluster.sh start DIR prints one)")
-    return dsn
-
-
 def _drop_schema(dsn: str, schema: str) -> None:
     """Synchronously: Playwright's sync API keeps an event loop running on this thread."""
     import psycopg
@@ -97,7 +88,7 @@ def backend(request: pytest.FixtureRequest, lab: Lab) -> Iterator[Backend]:
         yield Backend("sqlite", f"sqlite:///{path}",
                       f"from agent_explorer import SqliteEventLogStore\nstore = SqliteEventLogStore({str(path)!r})")
         return
-    dsn = _pg_dsn()
+    dsn = pg_dsn()
     schema = f"live_{uuid.uuid4().hex[:10]}"
     separator = "&" if "?" in dsn else "?"
     try:

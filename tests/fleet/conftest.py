@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_server import PG_DSN_ENV, pg_dsn
 
 from agent_explorer import create_replay_entry, init_entry, initial_transition, transition
 from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 from . import machines
-
-PG_DSN_ENV = "AGENT_EXPLORER_TEST_PG_DSN"
 
 
 def record(machine: Any, events: list[dict[str, Any]], tag: str) -> list[dict[str, Any]]:
@@ -120,16 +119,6 @@ def sqlite_fleet(tmp_path: Path) -> Iterator[str]:
             conn.execute("INSERT INTO agent_event_log (thread_id, idx, id, body) VALUES (?, 0, ?, ?)",
                          (thread_id, f"{thread_id}-0", threads[thread_id][0]))
     yield f"sqlite:///{path}"
-
-
-def pg_dsn() -> str:
-    """The test server's DSN (scripts/pg_cluster.sh prints one); skip locally, fail under CI."""
-    dsn = os.environ.get(PG_DSN_ENV)
-    if not dsn:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {PG_DSN_ENV} is not set: the PostgreSQL tests must run in CI")
-        pytest.skip(f"no PostgreSQL: set {PG_DSN_ENV}")
-    return dsn
 
 
 @pytest.fixture

@@ -5,21 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from pg_server import pg_dsn
 
 from agent_explorer.errors import AgentStoreError
 from agent_explorer.stores import (
     InMemoryEventLogStore,
     create_in_memory_event_log_store,
 )
-
-PG_DSN_ENV = "AGENT_EXPLORER_TEST_PG_DSN"
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -34,16 +32,6 @@ async def store(request: pytest.FixtureRequest, tmp_path: Any) -> AsyncIterator[
         yield sqlite
     finally:
         await sqlite.aclose()
-
-
-def pg_dsn() -> str:
-    """The test server's DSN (scripts/pg_cluster.sh prints one); skip locally, fail under CI."""
-    dsn = os.environ.get(PG_DSN_ENV)
-    if not dsn:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {PG_DSN_ENV} is not set: the PostgreSQL tests must run in CI")
-        pytest.skip(f"no PostgreSQL: set {PG_DSN_ENV}")
-    return dsn
 
 
 @pytest.fixture

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from pg_server import PG_DSN_ENV, pg_dsn
 
-PG_DSN_ENV = "AGENT_EXPLORER_TEST_PG_DSN"
 STATE_HASH = "ab" * 32
 
 
@@ -33,16 +32,6 @@ def make_entry(index: int, *, tag: str = "", id: str | None = None, event: dict[
 
 def make_entries(start: int, count: int, *, tag: str = "") -> list[dict[str, Any]]:
     return [make_entry(i, tag=tag) for i in range(start, start + count)]
-
-
-def pg_dsn() -> str | None:
-    """The test server's DSN; absent means skip locally, but under CI=true it is a failure."""
-    dsn = os.environ.get(PG_DSN_ENV)
-    if not dsn:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI=true but {PG_DSN_ENV} is not set: the PostgreSQL tests must run in CI (.ci/run starts a cluster)")
-        pytest.skip(f"no PostgreSQL: set {PG_DSN_ENV} (scripts/pg_cluster.sh start DIR prints one)")
-    return dsn
 
 
 @pytest.fixture
