@@ -37,10 +37,14 @@ def html_command(args: argparse.Namespace) -> int:
     machine = resolve_machine(entries, args.machine, trust_ref=args.trust_machine_ref)
     try:
         from ..explorer import Explorer
+        from ..explorer.export import export_window
     except ImportError as error:
         raise AgentError("the static export needs the explorer: pip install 'agent-explorer[lab]'",
                          code="missing-lab") from error
     explorer = Explorer(machine, entries, thread_id=source.thread_id, verify=True)
     written = explorer.to_html(out, args.start, args.stop)
-    print(f"wrote {terminal_safe(str(written))}: {len(entries)} entries of {terminal_safe(source.describe())}")
+    first, last = export_window(explorer, args.start, args.stop)
+    held = f"{len(entries)} entries" if (first, last) == (0, len(entries) - 1) else (
+        f"indices {first:,}–{last:,} of {len(entries):,} entries (the page's slider stays inside them)")
+    print(f"wrote {terminal_safe(str(written))}: {held} of {terminal_safe(source.describe())}")
     return 0

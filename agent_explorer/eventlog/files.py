@@ -37,6 +37,7 @@ LogFormat = Literal["jsonl", "json"]
 
 _WHITESPACE: Final = b" \t\r\n"
 _BOM: Final = b"\xef\xbb\xbf"
+_SQLITE_HEADER: Final = b"SQLite format 3\x00"
 _OPTIONS: Final = orjson.OPT_APPEND_NEWLINE
 # orjson parses JSON text into exact JSON types, finite floats and surrogate-free strings; the
 # one strict-JSON rule it cannot know is the 2**53 integer bound. An int beyond it needs at least
@@ -95,9 +96,16 @@ def _iter_file(file: Path, on_truncated: OnTruncated) -> Iterator[dict[str, Any]
         elif first == b"[":
             yield from _iter_array(file, handle.read(), on_truncated)
         else:
+            handle.seek(0)
+            hint = ""
+            if handle.read(len(_SQLITE_HEADER)) == _SQLITE_HEADER:
+                hint = (
+                    f" It is a SQLite database: name one of its threads as sqlite:///{file}#THREAD "
+                    f"(`agent-explorer threads --store sqlite:///{file}` lists them)."
+                )
             raise AgentLogFormatError(
                 f"{file}: line 1: a log file is JSONL (one entry object per line) or a JSON array "
-                f"of entries, but it starts with {first!r}.",
+                f"of entries, but it starts with {first!r}.{hint}",
                 line=1,
                 valid_entries=0,
             )

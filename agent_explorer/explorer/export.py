@@ -20,7 +20,7 @@ from .search_data import search_corpus
 if TYPE_CHECKING:
     from .widget import Explorer
 
-__all__ = ["MAX_STATIC_FRAMES", "export_html", "static_payload"]
+__all__ = ["MAX_STATIC_FRAMES", "export_html", "export_window", "static_payload"]
 
 # Frames embedded by default: a frame is ~1-2 kB of JSON, so 2,000 keep the file at a few MB beyond the bundle.
 MAX_STATIC_FRAMES = 2_000
@@ -64,6 +64,12 @@ def _window(
             "the filters stay inside this window. Open the log in a notebook for the rest."
         ),
     )
+
+
+def export_window(ex: Explorer, start: int | None = None, stop: int | None = None) -> tuple[int, int]:
+    """The indices [start, stop] that `to_html(path, start, stop)` writes (a window of a long log by default)."""
+    first, last, _note = _window(ex, start, stop)
+    return first, last
 
 
 def static_payload(

@@ -556,6 +556,8 @@ def typescript() -> str:
         "  send(message: Message): void;\n"
         "  on(event: string, callback: (...args: any[]) => void): void;\n"
         "  off(event: string, callback: (...args: any[]) => void): void;\n"
+        "  /** Only on a static export that holds part of the log: the indices [start, stop] it holds. */\n"
+        "  window?: [number, number];\n"
         "}\n"
     )
     return header + "\n" + "\n\n".join(blocks) + "\n\n" + model

@@ -33,6 +33,7 @@ export function mountHeader(ctx) {
   /** @param {number} i */
   function drawPosition(i) {
     position.textContent = `index ${formatNumber(i)} / ${formatNumber(ctx.last())}`;
+    position.title = `entry ${formatNumber(i)} of indices 0–${formatNumber(ctx.last())} (${formatNumber(ctx.last() + 1)} entries)`;
   }
 
   function drawVerification() {

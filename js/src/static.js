@@ -121,8 +121,10 @@ export function createStaticModel(data) {
   followTable(traits.index);
   dirty = new Set();
 
+  const whole = start === 0 && stop >= (traits.length || stop + 1) - 1;
   return {
     static: true,
+    window: whole ? undefined : [start, stop],
     get: (name) => traits[name],
     set(name, value) {
       if (name === "index") {

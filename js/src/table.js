@@ -77,7 +77,8 @@ export class EventTable {
     const rows = page.rows || [];
     const total = page.total || 0;
     const first = total ? page.offset + 1 : 0;
-    this.pageLabel.textContent = total ? `${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}` : "0 rows";
+    this.pageLabel.textContent = total ? `rows ${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}` : "0 rows";
+    this.pageLabel.title = "rows of this table (filtered or not), counted from 1; the # column is each entry's index in the log, from 0";
     this.prev.disabled = !page.offset;
     this.next.disabled = page.offset + rows.length >= total;
     const query = page.query || /** @type {Partial<import("./protocol").TableQuery>} */ ({});

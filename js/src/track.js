@@ -52,6 +52,13 @@ export function mountTrack(ctx) {
     items.push(...points(search.marks || [], n, "hit", "search hit"));
     items.push(...points(table.marks || [], n, "hit filter", "filter hit"));
     for (const f of lineage.forks || []) items.push(h("span", { class: "ae-mark fork", style: `left:${left(f, n)}`, title: `fork after ${f}` }));
+    const held = /** @type {{ window?: [number, number] }} */ (model).window;
+    if (held) {
+      // A static export of part of the log: shade what the page does not hold, so the slider's snap back is expected.
+      const [a, b] = held;
+      if (a > 0) items.push(h("span", { class: "ae-mark outside", style: `left:0;width:${left(a, n)}`, title: `indices 0–${a - 1}: not in this export` }));
+      if (b < n) items.push(h("span", { class: "ae-mark outside", style: `left:${left(b, n)};width:${((n - b) / n) * 100}%`, title: `indices ${b + 1}–${n}: not in this export` }));
+    }
     replace(el, items);
   }
 

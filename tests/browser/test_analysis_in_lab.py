@@ -291,6 +291,16 @@ def test_static_export_of_a_window_keeps_the_slider_inside_it(
             r"indices 100–140 of a 601-entry log",
             str(page.get_by_test_id("static-note").text_content()),
         )
+        # What the page does not hold is shaded on the track, so the slider's snap back is expected.
+        outside = root.locator(".ae-mark.outside")
+        assert [outside.nth(i).get_attribute("title") for i in range(outside.count())] == [
+            "indices 0–99: not in this export", "indices 141–600: not in this export"]
+        track = root.get_by_test_id("track").bounding_box()
+        before, after = outside.nth(0).bounding_box(), outside.nth(1).bounding_box()
+        assert track and before and after
+        assert abs(before["width"] / track["width"] - 100 / 600) < 0.01
+        assert abs(after["x"] - track["x"] - track["width"] * 140 / 600) < 2
+        assert abs(after["width"] / track["width"] - 460 / 600) < 0.01
         root.click(position={"x": 5, "y": 5})
         page.keyboard.press("End")  # the last index exported, not the log's
         wait_position(page, root, 140)

@@ -132,6 +132,18 @@ def test_a_file_that_is_neither_format_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"\n\n  hello")
     error = expect_error(path)
     assert error.line == 1 and "starts with b'h'" in str(error)
+    assert "SQLite" not in str(error)
+
+
+def test_a_sqlite_store_given_as_a_log_file_is_named_as_one_with_the_url_to_use(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "runs.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    conn.close()
+    error = expect_error(path)
+    assert f"It is a SQLite database: name one of its threads as sqlite:///{path}#THREAD" in str(error)
 
 
 def test_100k_jsonl_with_a_garbled_middle_line_and_a_truncated_end(
