@@ -39,6 +39,16 @@ export class EventTable {
     this.scroller = h("div", { class: "ae-table-scroll" }, this.table);
     /** @type {Element | null} the row the table last scrolled to */
     this.scrolledTo = null;
+    // A table drawn while it had no size (a notebook output out of view, or not yet laid out) could not scroll to
+    // its current row: once it has a size, scroll again.
+    /** @type {number | null} */
+    this.current = null;
+    this.resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
+      if (!this.scroller.clientHeight || this.current === null) return;
+      this.scrolledTo = null;
+      this.markCurrent(this.current);
+    });
+    this.resizer?.observe(this.scroller);
     this.el = h(
       "section",
       { class: "ae-panel ae-events", "data-testid": "events" },
@@ -134,7 +144,12 @@ export class EventTable {
     this.request(0); // Python opens the unfiltered table on the cursor's page
   }
 
+  disconnect() {
+    this.resizer?.disconnect();
+  }
+
   markCurrent(index) {
+    this.current = index;
     let current = null;
     for (const tr of this.body.children) {
       const on = Number(tr.dataset.index) === index;
@@ -144,11 +159,24 @@ export class EventTable {
     // Reading offsetTop forces a layout: only when the current row is another one than last time (a followed run
     // redraws every refresh with the cursor often on the same row).
     if (!current || current === this.scrolledTo) return;
+    const view = this.scroller;
+    if (!view.clientHeight) return; // no size yet: the resize observer scrolls once there is one
     this.scrolledTo = current;
     const top = current.offsetTop;
     const bottom = top + current.offsetHeight;
-    const view = this.scroller;
-    if (top < view.scrollTop + 24 || bottom > view.scrollTop + view.clientHeight) view.scrollTop = Math.max(0, top - view.clientHeight / 3);
+    const head = this.table.tHead ? this.table.tHead.offsetHeight : 0;
+    if (top < view.scrollTop + head || bottom > view.scrollTop + view.clientHeight) {
+      // The current row a third of the way down, snapped so that the first row in view starts right under the
+      // sticky header rather than half hidden behind it.
+      const want = Math.max(0, top - view.clientHeight / 3);
+      let snap = 0;
+      for (const tr of this.body.children) {
+        const at = /** @type {HTMLElement} */ (tr).offsetTop - head;
+        if (at > want) break;
+        snap = at;
+      }
+      view.scrollTop = Math.max(0, snap);
+    }
   }
 }
 

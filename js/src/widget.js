@@ -116,6 +116,7 @@ function render({ model, el }) {
 
   return () => {
     graph.disconnect();
+    table.disconnect();
     ctx.dispose();
     root.removeEventListener("keydown", controls.onKey);
   };

@@ -295,6 +295,15 @@ def test_a_chart_too_large_to_read_whole_opens_on_its_active_state_with_an_overv
     expect(minimap).to_be_visible()
 
 
+CURRENT_ROW_IN_VIEW = """(root) => {
+  const scroller = root.querySelector(".ae-table-scroll");
+  const row = scroller && scroller.querySelector("tr.current");
+  if (!row) return !!scroller;  // the cursor's row is on another page of the table: nothing to show here
+  const view = scroller.getBoundingClientRect(), at = row.getBoundingClientRect();
+  const head = scroller.querySelector("thead").getBoundingClientRect().height;
+  return at.top >= view.top + head - 1 && at.bottom <= view.bottom + 1;
+}"""
+
 NOTEBOOKS = {
     "01_explore_a_run.ipynb": 2,  # the support run and the 100,001-entry inbox run
     "02_teaching_replay.ipynb": 1,
@@ -331,6 +340,9 @@ def test_each_notebooks_explorer_opens_whole_and_readable(
         for n in range(NOTEBOOKS[name]):
             g = geometry(notebook.widget(n))
             assert_readable_whole_chart(g, f"{name} widget {n}")
+            # The events table shows the cursor's row whole, below its sticky header, even when the cells below
+            # moved the cursor while the widget was out of view (notebook 01's long run rests at index 123).
+            notebook.page.wait_for_function(CURRENT_ROW_IN_VIEW, arg=notebook.widget(n).element_handle(), timeout=10_000)
             notebook.shot(tmp_path / f"{name}-{n}.png", n)
         assert notebook.dialogs == []
         notebook.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
