@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     samples = verbs.add_parser("samples", help="write the generated sample logs (the long run, the sample store)")
     add_samples_arguments(samples)
     samples.set_defaults(run=samples_command)
+    for sub in verbs.choices.values():
+        sub.set_defaults(verb_parser=sub)  # a stray flag is reported with the verb's usage, not the top level's
     return parser
 
 
@@ -125,7 +127,10 @@ def _followable(verb: Callable[[argparse.Namespace], int], follower: str) -> Cal
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, stray = parser.parse_known_args(argv)
+    if stray:
+        getattr(args, "verb_parser", parser).error(f"unrecognized arguments: {' '.join(stray)}")
     # Driver retries log warnings per attempt; the CLI reports the outcome once, on one line.
     driver_log = logging.getLogger("psycopg")
     driver_log.addHandler(logging.NullHandler())

@@ -261,3 +261,11 @@ def test_copies_keep_the_stored_json_text_byte_for_byte(machine_module: Any, tmp
     assert main(["export", f"{b}#copy", str(tmp_path / "back.jsonl")]) == 0
     assert (tmp_path / "back.jsonl").read_text(encoding="utf-8") == odd
     assert main(["export", f"{b}#copy", f"{b}#copy"]) == 2  # onto a non-empty thread: refused
+
+
+def test_a_flag_the_verb_does_not_take_is_reported_with_that_verbs_usage(sample_logs: Path, capsys: Any) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["show", str(sample_logs / "support_clean.jsonl"), "--machine", "x"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: agent-explorer show ") and "unrecognized arguments: --machine x" in err
