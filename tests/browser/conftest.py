@@ -6,6 +6,7 @@ The server runs from this venv on 127.0.0.1 with a random token and a throwaway 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -255,12 +256,27 @@ class NotebookPage:
         return path
 
 
-@pytest.fixture(scope="module")
-def notebook_page(browser: Any, lab: Lab) -> Iterator[NotebookPage]:
-    context = browser.new_context(
-        viewport={"width": 1400, "height": 1100}, device_scale_factor=1
-    )
+#: Every browser test's page size unless it tests another one: a laptop-sized JupyterLab window.
+VIEWPORT = {"width": 1400, "height": 1100}
+
+
+@contextlib.contextmanager
+def browser_page(browser: Any) -> Iterator[Any]:
+    """A page in a context of its own (cookies, storage, dialogs), at VIEWPORT and 1 CSS px per pixel."""
+    context = browser.new_context(viewport=VIEWPORT, device_scale_factor=1)
     try:
-        yield NotebookPage(context.new_page(), lab)
+        yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    with browser_page(browser) as fresh:
+        yield fresh
+
+
+@pytest.fixture(scope="module")
+def notebook_page(browser: Any, lab: Lab) -> Iterator[NotebookPage]:
+    with browser_page(browser) as fresh:
+        yield NotebookPage(fresh, lab)

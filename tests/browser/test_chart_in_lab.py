@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from . import test_explorer_in_lab as explorer_tests
-from .conftest import Lab, NotebookPage, write_notebook
+from .conftest import Lab, NotebookPage, browser_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -327,9 +327,8 @@ def test_each_notebooks_explorer_opens_whole_and_readable(
     browser: Any, lab: Lab, notebooks: Path, name: str, tmp_path: Path
 ) -> None:
     """Each notebook after Run All, in its own browser page at the same size as every browser test's."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100}, device_scale_factor=1)
-    try:
-        notebook = NotebookPage(context.new_page(), lab)
+    with browser_page(browser) as fresh:
+        notebook = NotebookPage(fresh, lab)
         notebook.open(f"notebooks/{name}", widgets=NOTEBOOKS[name])
         notebook.page.wait_for_function(
             """() => { const w = window.jupyterapp.shell.currentWidget;
@@ -346,5 +345,3 @@ def test_each_notebooks_explorer_opens_whole_and_readable(
             notebook.shot(tmp_path / f"{name}-{n}.png", n)
         assert notebook.dialogs == []
         notebook.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-    finally:
-        context.close()

@@ -27,7 +27,7 @@ from pg_server import pg_dsn
 
 from agent_explorer import read_log
 
-from .conftest import Lab, NotebookPage, write_notebook
+from .conftest import Lab, NotebookPage, browser_page, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -103,14 +103,13 @@ def backend(request: pytest.FixtureRequest, lab: Lab) -> Iterator[Backend]:
 def nb(browser: Any, lab: Lab) -> Iterator[NotebookPage]:
     """A page of its own per test (a notebook left behind would ask "leave the page?"); its kernel is shut down
     afterwards, so no follower outlives the test."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1100}, device_scale_factor=1)
-    page = NotebookPage(context.new_page(), lab)
-    try:
-        yield page
-    finally:
-        with contextlib.suppress(Exception):
-            page.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
-        context.close()
+    with browser_page(browser) as fresh:
+        page = NotebookPage(fresh, lab)
+        try:
+            yield page
+        finally:
+            with contextlib.suppress(Exception):
+                page.page.evaluate("() => window.jupyterapp.shell.currentWidget.sessionContext.shutdown()")
 
 
 def expect_tail(root: Any, last: int) -> None:

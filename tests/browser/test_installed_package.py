@@ -84,15 +84,6 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     return Installed(venv=venv, wheel=wheel, home=home, env=quiet_jupyter_env(home, env))
 
 
-@pytest.fixture
-def page(browser: Any) -> Any:
-    context = browser.new_context(viewport={"width": 1400, "height": 1100}, device_scale_factor=1)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
 def test_the_wheel_ships_notebooks_and_small_logs_but_nothing_generated_or_big(installed: Installed) -> None:
     from agent_explorer.samples.shipped import GOLDEN_FILES, NOTEBOOKS
 

@@ -48,15 +48,6 @@ if __name__ == "__main__":
 '''
 
 
-@pytest.fixture
-def page(browser: Any) -> Any:
-    context = browser.new_context(viewport={"width": 1400, "height": 1100}, device_scale_factor=1)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
 def _root_flag() -> list[str]:
     return ["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
 
