@@ -23,7 +23,8 @@ def verify(args: argparse.Namespace) -> int:
     The output always says what was checked: entries, entries checked against their recorded hash, and
     entries without one (which pass unless --strict); and whether the run is finished.
     """
-    from ..eventlog.report_text import hash_phrase, run_state, state_text
+    from ..engine.values import value_text
+    from ..eventlog.report_text import hash_phrase, run_state
     from ..eventlog.verification import verify_log
 
     source = parse_source(args.log)
@@ -56,7 +57,7 @@ def verify(args: argparse.Namespace) -> int:
             "divergences": [_divergence_json(d) for d in shown],
             "finished": unfinished is None,
             "status": final.get("status"),
-            "lastState": state_text(final.get("value")),
+            "lastState": value_text(final.get("value")),
         }, ensure_ascii=True))
         return 0 if report.ok else 1
     what = (f"{report.entries} entries of {terminal_safe(source.describe())} against machine "

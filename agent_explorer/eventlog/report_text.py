@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["hash_coverage", "hash_phrase", "run_state", "state_text"]
+from ..engine.values import value_text
+
+__all__ = ["hash_coverage", "hash_phrase", "run_state"]
 
 
 def _count(n: int, one: str, many: str | None = None) -> str:
@@ -28,19 +30,6 @@ def hash_coverage(entries: int, checked: int, unverified: int) -> str:
     return f"{_count(entries, 'entry', 'entries')}: {hash_phrase(checked, unverified)}"
 
 
-def state_text(value: Any) -> str:
-    """A state value as people read it: "deciding", "review.waiting", "a.x, b.y" for parallel regions."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, Mapping):
-        parts = []
-        for key, child in value.items():
-            inner = state_text(child)
-            parts.append(f"{key}.{inner}" if inner and "," not in inner else (f"{key}.({inner})" if inner else str(key)))
-        return ", ".join(parts)
-    return "" if value is None else str(value)
-
-
 def run_state(persisted: Mapping[str, Any] | None) -> str | None:
     """What the fold's last state says about the run, or None when the run finished (status "done").
 
@@ -50,7 +39,7 @@ def run_state(persisted: Mapping[str, Any] | None) -> str | None:
     if not persisted:
         return None
     status = persisted.get("status")
-    state = state_text(persisted.get("value"))
+    state = value_text(persisted.get("value"))
     if status == "done":
         return None
     if status == "error":
