@@ -18,7 +18,7 @@ from ..errors import AgentError
 from ..eventlog.machine_ref import find_machine_ref, import_machine
 from ..stores.base import EventLogStore
 from ..stores.portal import Portal
-from ..stores.urls import open_store, redact_url, sqlite_path, store_url
+from ..stores.urls import open_store, redact_url, require_sqlite_file, store_url, without_mode
 
 __all__ = ["MachineSpec", "StoreSpec", "describe_store", "machine_spec", "store_spec", "worker_loop"]
 
@@ -157,10 +157,7 @@ def store_spec(store: EventLogStore | str, *, loop_bound: bool) -> tuple[StoreSp
 
     `loop_bound`: the caller's copy opened from a URL is used from one event loop only."""
     if isinstance(store, str):
-        if store.lower().startswith("sqlite:"):
-            path = sqlite_path(store)
-            if not os.path.exists(path):  # reading must never create an empty database at a mistyped path
-                raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
+        require_sqlite_file(store)
         if store.lower().startswith("memory:"):
             raise AgentError("memory: names a fresh, empty store; pass the store object itself", code="invalid-argument")
         return StoreSpec(store, _open_for_reading(store, loop_bound=loop_bound)), True
@@ -176,7 +173,7 @@ def describe_store(store: EventLogStore | str) -> str:
     url = store if isinstance(store, str) else store_url(store)
     if url is None:
         return repr(store)
-    return redact_url(url).replace("?mode=ro", "").replace("&mode=ro", "")
+    return redact_url(without_mode(url))
 
 
 def machine_spec(machine: Any) -> MachineSpec:

@@ -12,12 +12,12 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..stores.copy import export_thread_jsonl, import_thread_jsonl
-from ..stores.portal import Portal
+from ..stores.portal import run_sync
 from ..stores.sqlite import SqliteEventLogStore
 from . import long_run
 from .catalog import LONG_RUN_THREAD, LONG_RUN_TICKETS, SAMPLES, jsonl_name
@@ -34,7 +34,6 @@ _LOCK = ".samples.lock"
 #: Bumped when the way the files are written changes (what the stamp's key cannot see).
 _FORMAT = 1
 _BATCH = 5000
-T = TypeVar("T")
 
 
 def default_sample_logs() -> Path:
@@ -69,19 +68,9 @@ def ensure_samples(
         if not force and not copied and _is_current(out, key):
             return out
         say(f"writing the generated sample logs into {out} ({', '.join(GENERATED_FILES)}; a few seconds)")
-        files = _run_on_own_loop(_generate(out, count))
+        files = run_sync(_generate(out, count))
         _write_json(out / STAMP, {"format": _FORMAT, "key": key, "tickets": count, "files": files})
     return out
-
-
-def _run_on_own_loop(coro: Coroutine[Any, Any, T]) -> T:
-    """Run `coro` on a loop thread of its own: a notebook's first cell calls this from inside Jupyter's running
-    loop, where `asyncio.run` refuses."""
-    portal = Portal("agent-explorer-samples")
-    try:
-        return portal.run(coro)
-    finally:
-        portal.close()
 
 
 # -- what the files are made from ---------------------------------------------------------------------------------

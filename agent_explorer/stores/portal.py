@@ -15,9 +15,23 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from .base import EventLogStore, ThreadInfo
 
-__all__ = ["Portal", "SyncStore"]
+__all__ = ["Portal", "SyncStore", "run_sync"]
 
 T = TypeVar("T")
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run `coro` to its end from synchronous code, also from inside a running event loop (a notebook cell in
+    Jupyter, where `asyncio.run` refuses): there it runs on a loop thread of its own."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    portal = Portal("agent-explorer-run-sync")
+    try:
+        return portal.run(coro)
+    finally:
+        portal.close()
 
 
 class Portal:

@@ -22,7 +22,7 @@ from .base import EventLogStore
 from .memory import create_in_memory_event_log_store
 from .sqlite import SqliteEventLogStore
 
-__all__ = ["open_store", "redact_url", "sqlite_path", "store_url"]
+__all__ = ["open_store", "redact_url", "require_sqlite_file", "sqlite_path", "store_url", "without_mode"]
 
 _FORMS = "memory:, sqlite:///relative.db, sqlite:////absolute.db, postgresql://user@host/db"
 
@@ -89,6 +89,25 @@ def redact_url(url: str) -> str:
     host = parts.netloc.rpartition("@")[2]
     user = parts.username or ""
     return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+
+
+def without_mode(url: str) -> str:
+    """`url` without the `mode=ro` a reader opened it in: how reports name the store the user gave."""
+    # Only the query is rebuilt: urlunsplit would fold sqlite:////abs/path into sqlite://abs/path.
+    head, sep, query = url.partition("?")
+    if not sep:
+        return url
+    query, hash_, fragment = query.partition("#")
+    pairs = [(key, value) for key, value in parse_qsl(query, keep_blank_values=True) if key != "mode"]
+    return head + (f"?{urlencode(pairs)}" if pairs else "") + hash_ + fragment
+
+
+def require_sqlite_file(url: str) -> None:
+    """Reading must never create an empty database where a path was mistyped: a `sqlite:` URL's file must exist."""
+    if url.lower().startswith("sqlite:"):
+        path = sqlite_path(url)
+        if not os.path.exists(path):
+            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
 
 
 def _postgres_class() -> Any:

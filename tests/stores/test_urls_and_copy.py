@@ -39,6 +39,17 @@ def test_sqlite_urls_follow_the_three_and_four_slash_convention(tmp_path: Path) 
     assert (absolute.synchronous, absolute.busy_timeout, absolute.table) == ("NORMAL", 2.5, "logs")
 
 
+def test_a_report_names_the_store_without_the_read_only_mode_a_reader_added() -> None:
+    from agent_explorer.fleet.refs import describe_store
+    from agent_explorer.stores.urls import without_mode
+
+    assert without_mode("sqlite:////data/p.db?mode=ro&table=t") == "sqlite:////data/p.db?table=t"
+    assert without_mode("sqlite:////data/p.db?table=t&mode=ro") == "sqlite:////data/p.db?table=t"
+    assert without_mode("sqlite:////data/p.db?mode=ro") == "sqlite:////data/p.db"  # four slashes kept
+    assert without_mode("sqlite:///p.db") == "sqlite:///p.db"
+    assert describe_store("postgresql://u:secret@h/db?mode=ro&schema=s") == "postgresql://u:***@h/db?schema=s"
+
+
 def test_postgres_url_keeps_libpq_options_and_takes_ours() -> None:
     pytest.importorskip("psycopg")
     store = open_store("postgresql://u:p@db.example:6543/app?sslmode=require&schema=runs&table=log&max_size=4")
