@@ -8,7 +8,6 @@ store's `machineRef` is only used with consent (`--trust-machine-ref`). Only rea
 from __future__ import annotations
 
 import argparse
-import asyncio
 import concurrent.futures
 import contextlib
 import json
@@ -20,7 +19,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import AgentError
-from .sources import STORE_SCHEMES
+from ..stores.portal import run_sync
+from .machines import import_consented, resolve_machine_ref
+from .sources import STORE_SCHEMES, open_cli_store
 
 __all__ = ["refuse_fleet_flags", "verify_fleet"]
 
@@ -44,17 +45,13 @@ def verify_fleet(args: argparse.Namespace) -> int:
                          code="invalid-argument")
     url = _store_url(args.log)
     show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
-    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line.
-    store = _open(url)
-    try:
-        machine = args.machine or _consented_machine_ref(store, url, args)
-        total: int | None = None
-        if show_bar:
-            total = _count_threads(store)
-        else:
-            asyncio.run(store.list_threads(limit=1))  # reachable, and the table is there
-    finally:
-        asyncio.run(store.aclose())
+    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line. It also
+    # reads the first thread's head (the machine, when --machine is not given) and, for the bar, the thread count.
+    head, total = run_sync(_first_look(url, count=show_bar))
+    # The ref is imported as every verb imports one: with consent, and finding the user's own modules in the
+    # current folder (worker processes start with this process's import path).
+    machine = resolve_machine_ref(head, args.machine, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
+    import_consented(machine)
     with _executor(args) as executor:
         report = verify_store(
             url, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
@@ -111,28 +108,23 @@ def _store_url(text: str) -> str:
     return text
 
 
-def _open(url: str) -> Any:
-    from ..stores.urls import open_store, sqlite_path
+async def _first_look(url: str, *, count: bool) -> tuple[list[dict[str, Any]], int | None]:
+    """The first thread's head entry (none when the store is empty) and, when asked, how many threads there are."""
+    from ..fleet.runner import PAGE_SIZE
 
-    if url.lower().startswith("sqlite:"):
-        path = sqlite_path(url)
-        if not os.path.exists(path):  # reading must not create an empty database where a path was mistyped
-            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
-        return open_store(url, read_only=True)
-    # A CLI should say "unreachable" in seconds, not after the pool's 30 s default.
-    return open_store(url, timeout=float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10")))
-
-
-def _consented_machine_ref(store: Any, url: str, args: argparse.Namespace) -> str:
-    """Without --machine, the machineRef the store's first thread names, imported only with the user's consent
-    (the same rule as every verb: --trust-machine-ref, a yes at a terminal prompt, or a sample machine)."""
-    from .consent import consented_machine_ref
-
-    async def first_entry() -> list[dict[str, Any]]:
-        page = await store.list_threads(limit=1)
-        return list(await store.read(page[0].thread_id, limit=1)) if page else []
-
-    return consented_machine_ref(asyncio.run(first_entry()), None, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
+    store = open_cli_store(url)
+    try:
+        page = await store.list_threads(limit=PAGE_SIZE if count else 1)
+        head = list(await store.read(page[0].thread_id, 0, 1)) if page else []
+        total: int | None = None
+        if count:
+            total, offset = len(page), len(page)
+            while len(page) == PAGE_SIZE:
+                page = await store.list_threads(limit=PAGE_SIZE, offset=offset)
+                total, offset = total + len(page), offset + len(page)
+        return head, total
+    finally:
+        await store.aclose()
 
 
 @contextlib.contextmanager
@@ -162,20 +154,6 @@ def _executor(args: argparse.Namespace) -> Iterator[concurrent.futures.Executor 
             yield client.get_executor()
         return
     yield None
-
-
-def _count_threads(store: Any) -> int:
-    """Thread count for the bar: one pass over the ids (pages dropped as counted)."""
-    async def count() -> int:
-        total, offset = 0, 0
-        while True:
-            page = await store.list_threads(limit=5000, offset=offset)
-            total += len(page)
-            if len(page) < 5000:
-                return total
-            offset += len(page)
-
-    return asyncio.run(count())
 
 
 def _progress_bar(total: int | None) -> Callable[[int, int | None], None]:

@@ -10,17 +10,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import AgentError
 from .commands import SHOW_HEADER, _divergence_json, _divergence_line, row_matches, show_row, terminal_safe
 from .machines import resolve_machine
-from .sources import LogSource, parse_source
+from .sources import LogSource, open_cli_store, parse_source
 
 __all__ = ["verify_follow", "show_follow", "FollowedVerification", "EXIT_INTERRUPTED"]
 
@@ -36,22 +34,6 @@ def _store_source(text: str) -> LogSource:
             code="invalid-argument",
         )
     return source
-
-
-def _open(source: LogSource) -> Any:
-    """The store, read-only for SQLite; a SQLite path that does not exist is an error, never created."""
-    from ..stores.urls import open_store, sqlite_path
-
-    url = source.store_url or ""
-    options: dict[str, Any] = {}
-    if url.lower().startswith("sqlite:"):
-        path = Path(sqlite_path(url))
-        if not path.exists():
-            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
-        options["read_only"] = True
-    elif url.lower().startswith(("postgresql:", "postgres:")):
-        options["timeout"] = float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10"))
-    return open_store(url, **options)
 
 
 def _run_until_interrupted(coro: Coroutine[Any, Any, int], on_interrupt: Callable[[], int]) -> int:
@@ -123,7 +105,7 @@ def verify_follow(args: argparse.Namespace) -> int:
 async def _verify_follow(source: LogSource, args: argparse.Namespace, progress: FollowedVerification) -> int:
     from ..eventlog.timeline import Timeline
 
-    store = _open(source)
+    store = open_cli_store(source.store_url or "")
     try:
         _status_line(f"following {terminal_safe(source.describe())} (Ctrl-C to stop)")
         timeline: Timeline | None = None
@@ -174,7 +156,7 @@ def show_follow(args: argparse.Namespace) -> int:
 
 
 async def _show_follow(source: LogSource, args: argparse.Namespace, seen: dict[str, int]) -> int:
-    store = _open(source)
+    store = open_cli_store(source.store_url or "")
     try:
         backlog_end = await store.length(source.thread_id)
         start = max(args.start, 0)

@@ -6,7 +6,6 @@ anything else is a file path. This module only resolves and moves entries; it ne
 
 from __future__ import annotations
 
-import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import AgentError
+from ..stores.portal import run_sync
 
 if TYPE_CHECKING:
     from ..stores.base import ThreadInfo
@@ -51,26 +51,30 @@ def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
     return LogSource(path=Path(text))
 
 
-def _require_existing_sqlite_file(url: str) -> None:
-    """Reading must not create an empty database where the user mistyped a path."""
-    from ..stores.urls import sqlite_path
-
-    if url.lower().startswith("sqlite:"):
-        path = Path(sqlite_path(url))
-        if not path.exists():
-            raise AgentError(f"no such SQLite store: {path}", code="file-not-found")
+StoreUse = Literal["read", "write", "create"]
 
 
-async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], *, must_exist: bool = True) -> T:
-    from ..stores.urls import open_store
+def open_cli_store(url: str, use: StoreUse = "read") -> Any:
+    """The store one command works on. "read" and "write" need the store to exist (a mistyped SQLite path is an
+    error, never a new empty database); "read" opens SQLite read-only, so reading never switches a file's
+    journal mode or adds a table; "create" may make the file. A PostgreSQL server that does not answer is
+    reported in seconds, not after the pool's 30 s default."""
+    from ..stores.urls import open_store, require_sqlite_file
 
-    if must_exist:
-        _require_existing_sqlite_file(url)
     options: dict[str, Any] = {}
-    if url.lower().startswith(("postgresql:", "postgres:")):
-        # A CLI should say "unreachable" in seconds, not after the pool's 30 s default.
+    lowered = url.lower()
+    if lowered.startswith("sqlite:"):
+        if use != "create":
+            require_sqlite_file(url)
+        if use == "read":
+            options["read_only"] = True
+    elif lowered.startswith(("postgresql:", "postgres:")):
         options["timeout"] = float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10"))
-    store = open_store(url, **options)
+    return open_store(url, **options)
+
+
+async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], use: StoreUse = "read") -> T:
+    store = open_cli_store(url, use)
     try:
         return await fn(store)
     finally:
@@ -99,7 +103,7 @@ def _read_thread(source: LogSource, *span: int) -> list[dict[str, Any]]:
         return list(entries)
 
     assert source.store_url is not None
-    return asyncio.run(_with_store(source.store_url, read))
+    return run_sync(_with_store(source.store_url, read))
 
 
 def load_entries(source: LogSource, *, on_truncated: Literal["error", "drop"] = "error") -> list[dict[str, Any]]:
@@ -138,7 +142,7 @@ def save_entries(dest: LogSource, entries: list[dict[str, Any]]) -> int:
         return int(await store.append(thread_id=dest.thread_id, expected_index=0, entries=entries))
 
     assert dest.store_url is not None
-    return asyncio.run(_with_store(dest.store_url, write, must_exist=False))
+    return run_sync(_with_store(dest.store_url, write, "create"))
 
 
 def copy_log(source: LogSource, dest: LogSource) -> int:
@@ -155,15 +159,15 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
                     source.store_url or "",
                     lambda src: copy_thread(src, source.thread_id or "", dst, dest.thread_id or ""),
                 )
-            return int(await _with_store(dest.store_url or "", with_dest, must_exist=False))
+            return int(await _with_store(dest.store_url or "", with_dest, "create"))
 
-        return asyncio.run(between_stores())
+        return run_sync(between_stores())
     if source.is_store and jsonl(dest.path):
         target = dest.path
         assert target is not None
         if target.exists():
             raise AgentError(f"{target} already exists; choose another file name", code="file-exists")
-        return int(asyncio.run(_with_store(
+        return int(run_sync(_with_store(
             source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", target))))
     if dest.is_store and jsonl(source.path):
         path = source.path
@@ -175,7 +179,7 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
             await _require_empty_thread(store, dest)
             return int(await import_thread_jsonl(store, dest.thread_id or "", path))
 
-        return int(asyncio.run(_with_store(dest.store_url or "", into, must_exist=False)))
+        return int(run_sync(_with_store(dest.store_url or "", into, "create")))
     return save_entries(dest, load_entries(source))
 
 
@@ -183,7 +187,7 @@ def list_threads(url: str, limit: int, offset: int) -> list[ThreadInfo]:
     async def threads(store: Any) -> list[ThreadInfo]:
         return list(await store.list_threads(limit=limit, offset=offset))
 
-    return asyncio.run(_with_store(url, threads))
+    return run_sync(_with_store(url, threads))
 
 
 def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None:
@@ -191,7 +195,7 @@ def fork_thread(source: LogSource, new_thread_id: str, up_to_index: int) -> None
         await store.fork(thread_id=source.thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index)
 
     assert source.store_url is not None
-    asyncio.run(_with_store(source.store_url, fork))
+    run_sync(_with_store(source.store_url, fork, "write"))
 
 
 def load_head(source: LogSource) -> list[dict[str, Any]]:

@@ -175,6 +175,31 @@ def test_export_import_fork_threads_through_a_sqlite_store(machine_module: Any, 
     assert main(["export", f"{db}#t1", str(back)]) == 2  # never overwrites a file
 
 
+def test_reading_verbs_never_write_to_a_sqlite_store(machine_module: Any, tmp_path: Path, capsys: Any) -> None:
+    """A store another program keeps in rollback-journal mode stays byte for byte as it was: reading opens it
+    read-only (no switch to WAL, no table created, no -wal file left beside it)."""
+    import hashlib
+    import sqlite3
+
+    src = tmp_path / "run.jsonl"
+    write_log(src, record(machine_module.counter, [{"type": "INC"}, {"type": "STOP"}]))
+    path = tmp_path / "theirs.db"
+    assert main(["import", str(src), f"sqlite:///{path}#t1"]) == 0
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode = DELETE").fetchone()[0] == "delete"
+    conn.close()
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    db = f"sqlite:///{path}"
+    assert main(["threads", "--store", db]) == 0
+    assert main(["show", f"{db}#t1"]) == 0
+    assert main(["verify", f"{db}#t1", "--no-progress", "--trust-machine-ref"]) == 0
+    assert main(["export", f"{db}#t1", str(tmp_path / "out.jsonl")]) == 0
+    assert main(["verify", db, "--all-threads", "--machine", "cli_machines:counter", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("theirs")) == ["theirs.db"]
+
+
 def test_file_fork_writes_the_prefix(machine_module: Any, tmp_path: Path) -> None:
     src = tmp_path / "run.jsonl"
     write_log(src, record(machine_module.counter, [{"type": "INC"}, {"type": "STOP"}]))

@@ -224,3 +224,28 @@ def test_a_terminal_gets_a_progress_bar(production: str) -> None:
     assert done.returncode == 1
     assert "verifying [" in drawn and "5/5 threads" in drawn
     assert done.stdout.decode().startswith("diverges: 3 threads")
+
+
+def test_a_machine_in_the_current_folder_is_found_with_worker_processes_too(tmp_path: Path) -> None:
+    """The installed `agent-explorer` script (whose import path, unlike `python -m`'s, does not start with the
+    current folder), no PYTHONPATH: the folder a user runs the gate from holds their machine."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "my_gate.py").write_text(MODULE, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    sys.path.insert(0, str(work))
+    try:
+        import importlib
+
+        machines = importlib.import_module("my_gate")
+        url = make_store(work / "runs.db", {"run-1": record(machines.counter, [INC, OFF], "my_gate:counter")})
+    finally:
+        sys.path.remove(str(work))
+        sys.modules.pop("my_gate", None)
+    for extra in ([], ["--workers", "2"]):
+        done = subprocess.run(
+            [str(Path(sys.executable).parent / "agent-explorer"), "verify", url, "--all-threads", "--machine",
+             "my_gate:counter", *extra], cwd=work, capture_output=True, text=True, timeout=120, env=env,
+        )
+        assert done.returncode == 0, (extra, done.stderr)
+        assert done.stdout.startswith("ok: 1 thread"), done.stdout
