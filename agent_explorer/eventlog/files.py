@@ -244,8 +244,8 @@ def jsonl_lines(lines: Iterable[bytes | str]) -> Iterator[tuple[int, bytes, bool
     for raw in lines:
         number += 1
         data = raw if isinstance(raw, bytes) else raw.encode("utf-8", "surrogatepass")
-        if not data.strip(_WHITESPACE):
-            continue  # blank lines carry nothing
+        if data[:1] in _WHITESPACE and not data.strip(_WHITESPACE):
+            continue  # blank lines carry nothing (only a line that starts blank is copied to find out)
         truncated = False
         if not data.endswith(b"\n"):
             try:

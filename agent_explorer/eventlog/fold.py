@@ -95,7 +95,7 @@ class Ledger(Protocol):
     """What a fold may carry alongside the machine: the runtime's effect ledger (what is owed).
 
     The log layer sits below the runtime, so it never builds one: a caller passes a `LedgerFactory`
-    (e.g. `agent_explorer.runtime.effects.EffectLedger.start`) and the fold steps it with every entry.
+    (e.g. `agent_explorer.runtime.effects.EffectLedger.start_from`) and the fold steps it with every entry.
     """
 
     def step(self, step: Step) -> None:

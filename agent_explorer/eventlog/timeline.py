@@ -30,6 +30,7 @@ from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentLogFormatError
 from .entries import recorded_state_hash
 from .fold import FoldErrors, Ledger, LedgerFactory, Step, check_entry_machine, fold, late_init, seed
+from .replay import check_verify_mode
 from .verification import Divergence, VerificationReport, Verifier
 
 __all__ = ["Point", "Timeline", "default_checkpoint_interval"]
@@ -95,7 +96,7 @@ class Timeline:
     caused, for highlighting the transition taken), `t.point_at(i)` (all of it at once, plus the
     ledger), `t.append(entry)` to grow a branch. Negative indices count from the end.
 
-    `ledger=` (a `LedgerFactory`, e.g. the runtime's `EffectLedger.start`) folds what is owed along
+    `ledger=` (a `LedgerFactory`, e.g. the runtime's `EffectLedger.start_from`) folds what is owed along
     (`t.effects_at(i)`); `verify=True` (or `"strict"`) checks every recorded stateHash in the same pass
     (`t.verification`); `errors="record"` keeps folding past an entry that cannot be folded (the state
     stays the one before it; `t.point_at(i).error` says why), as a postmortem must.
@@ -123,8 +124,7 @@ class Timeline:
             raise AgentError(
                 f"checkpoint_every must be a positive int, not {checkpoint_every!r}.", code="invalid-argument"
             )
-        if verify not in (True, False, "strict"):
-            raise AgentError(f"verify must be True, False or 'strict', not {verify!r}.", code="invalid-verify-mode")
+        check_verify_mode(verify)
         every = checkpoint_every or default_checkpoint_interval(len(listed))
         cache_size = cache_size if cache_size is not None else max(4 * every, 1024)
         first = seed(machine, listed[0] if listed else None, check_version=check_version, trace=True)
@@ -312,16 +312,16 @@ class Timeline:
         if len(cache) > self._cache_size:
             cache.popitem(last=False)
 
-    def point_at(self, index: int, *, traced: bool = True) -> Point:
+    def point_at(self, index: int, *, traced: bool = True, ledger: bool = True) -> Point:
         """Everything the line is after entry `index` (with its trace unless `traced=False`, and its ledger
-        when the Timeline folds one): one transition from the point before it when scrubbing, else one
-        restore plus at most K transitions and at most L ledger steps."""
+        when the Timeline folds one, unless `ledger=False`): one transition from the point before it when
+        scrubbing, else one restore plus at most K transitions and at most L ledger steps."""
         with self._lock:
             index = self._normalize(index)
             point = self._snapshot_point(index, traced)
             if traced and point.trace is None:
                 point = self._retrace(point)
-            if self._ledger_factory is not None and point.ledger is None:
+            if ledger and self._ledger_factory is not None and point.ledger is None:
                 point.ledger = self._ledger_at(point)
             self._last = index
             return point
@@ -415,7 +415,7 @@ class Timeline:
 
     def state_at(self, index: int) -> Any:
         """The engine snapshot after entry `index`: one restore plus at most K transitions."""
-        return self.point_at(index, traced=False).snapshot
+        return self.point_at(index, traced=False, ledger=False).snapshot  # a snapshot needs no effect ledger
 
     def persisted_at(self, index: int) -> dict[str, Any]:
         """The persisted snapshot (XState JSON) after entry `index`; a fresh dict per call."""
@@ -468,13 +468,13 @@ class Timeline:
         The init entry's trace enters the initial configuration (no transitions); a usage entry
         and an event the state ignores have no microsteps that take a transition.
         """
-        return list(self.point_at(index).trace or [])
+        return list(self.point_at(index, ledger=False).trace or [])
 
     def effects_at(self, index: int) -> list[Any]:
         """What is owed after entry `index`, from the ledger folded along (see `ledger=`)."""
         if self._ledger_factory is None:
             raise AgentError(
-                "effects_at needs a Timeline opened with ledger= (the runtime's EffectLedger.start): the log "
+                "effects_at needs a Timeline opened with ledger= (the runtime's EffectLedger.start_from): the log "
                 "layer alone cannot say what is owed.",
                 code="no-effect-ledger",
             )

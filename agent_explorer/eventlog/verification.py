@@ -186,9 +186,9 @@ class Verifier:
         raised = {d.index for d in clone.divergences if d.kind == "exception"}
         for position, entry in enumerate(islice(entries, stop)):
             clone.entries += 1
-            recorded_index = entry.get("index")
+            recorded_index = entry.get("index") if isinstance(entry, Mapping) else None
             clone._previous_index = recorded_index if isinstance(recorded_index, int) else None
-            if position in raised:
+            if position in raised or not isinstance(entry, Mapping):
                 continue
             event = entry.get("event") or {}
             if clone.entries > 1 and isinstance(event, Mapping) and event.get("type") == USAGE_EVENT_TYPE:
@@ -212,10 +212,10 @@ class Verifier:
         if isinstance(recorded_index, int) and expected_index is not None and recorded_index != expected_index:
             self._sequence(step, recorded_index, expected_index)
         self._previous_index = recorded_index if isinstance(recorded_index, int) else None
-        if not isinstance(entry, Mapping):
-            return
-        if step.error is not None:
+        if step.error is not None:  # an entry that is not an object is one too: the fold recorded why
             self._record(step, "exception", _error_message(step), None, None, None)
+            return
+        if not isinstance(entry, Mapping):
             return
         if position and not step.transitioned:
             self.usage += 1

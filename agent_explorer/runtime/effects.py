@@ -592,7 +592,8 @@ def fold_ledger(machine: Any, history: Sequence[Mapping[str, Any]]) -> tuple[Any
 def owed_effects(machine: Any, entries: Sequence[Mapping[str, Any]]) -> list[AgentEffect]:
     """What a journal still owes at its end: every non-execute effect, in surfacing order (the step
     path's crash recovery; execute effects ran once when surfaced and are never replayed)."""
-    return fold_ledger(machine, entries)[2].owed()
+    # The shared prefix fold: a host asking after each step pays for the new entries, not the journal again.
+    return _fold(machine, list(entries), reuse=True).ledger.owed()
 
 
 def _is_full_log(history: Sequence[Mapping[str, Any]] | None) -> bool:

@@ -132,6 +132,20 @@ def test_a_transition_that_raises_is_reported_and_skipped(machine: Any, log: lis
     assert report.divergences[1].index == 4 and report.divergences[1].kind == "state"
 
 
+def test_an_entry_that_is_not_an_object_is_a_divergence_never_a_pass(machine: Any, log: list[dict[str, Any]]) -> None:
+    from agent_explorer.eventlog.timeline import Timeline
+
+    tampered = [*copy.deepcopy(log[:3]), ["junk"], "x", 5]
+    report = verify_log(machine, tampered)
+    assert not report.ok and report.first_divergence == 3
+    assert [(d.index, d.kind) for d in report.divergences] == [(3, "exception"), (4, "exception"), (5, "exception")]
+    assert "not a JSON object" in report.divergences[0].message
+    timeline = Timeline(machine, tampered, verify=True, errors="record")
+    timeline.build()
+    assert timeline.verification.first is not None and timeline.verification.first.index == 3
+    assert timeline.fork(4).verification.entries == 4  # a fork past such an entry counts it, without raising
+
+
 def test_a_log_cut_mid_flight(machine: Any, log: list[dict[str, Any]], tmp_path: Path) -> None:
     from agent_explorer.eventlog.files import read_log, write_log
 
