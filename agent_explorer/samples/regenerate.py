@@ -34,7 +34,7 @@ from .long_run import entries_for_tickets
 from .models import FinishOrder, ModelRouter, scripted
 from .planner import PLANNER_MODEL, planner_agent
 from .research import BRANCH_MODEL, RESEARCH_MODEL, research_agent, sub_questions
-from .shipped import GOLDEN_FILES
+from .shipped import GOLDEN_FILES, checkout_root
 from .support import (
     LARGE_MODEL,
     SMALL_MODEL,
@@ -388,8 +388,8 @@ Each log names its machine in the init entry (`metadata.machineRef`), so `agent-
 
 
 def _default_out() -> Path:
-    root = Path(__file__).resolve().parents[2]
-    if not (root / "pyproject.toml").exists():
+    root = checkout_root()
+    if root is None:
         raise AgentError(
             "regenerate writes into a checkout's sample_logs/; this package is not run from one, so pass --out DIR",
             code="invalid-argument",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import abc
 import json
 import re
-from collections.abc import AsyncGenerator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import orjson
@@ -174,18 +174,6 @@ def check_page(limit: Any, offset: Any) -> tuple[int, int]:
     return check_index(limit, "limit"), check_index(offset, "offset")
 
 
-_VALIDATOR: list[Callable[..., None]] = []
-
-
-def _validator() -> Callable[..., None]:
-    # Imported lazily (once): the log layer sits below the stores, but importing it at module load
-    # would make `agent_explorer.stores` pay for the whole log package even for `open_store`.
-    if not _VALIDATOR:
-
-        _VALIDATOR.append(assert_agent_log_entry)
-    return _VALIDATOR[0]
-
-
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -280,7 +268,6 @@ def prepare_entry(item: Any, index: int, *, position: int = 0) -> PreparedEntry:
     text is kept exactly as given after a strict parse. `position` (the place in the batch) names
     the entry in error paths: `entries[3].event.when`.
     """
-    assert_agent_log_entry = _VALIDATOR[0] if _VALIDATOR else _validator()
     if type(item) is dict:  # the common case, without ABC instance checks
         entry: Mapping[str, Any] = item
         text = ""

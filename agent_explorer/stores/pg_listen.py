@@ -61,11 +61,6 @@ class ListenWakeUp(WakeUp):
         self._closing = False
         self._listener: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any] | None] | None = None
         self._poll = POLL_WHILE_DOWN[0]
-        self.connects = 0  # how many times LISTEN was (re)established: for tests and diagnostics
-
-    @property
-    def listening(self) -> bool:
-        return self._listening
 
     def _wake(self) -> None:
         loop = self._loop
@@ -105,7 +100,6 @@ class ListenWakeUp(WakeUp):
                     conn = await psycopg.AsyncConnection.connect(store.dsn, **kwargs)
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
                     self._listening = True
-                    self.connects += 1
                     pause = 0.05
                     self._poll = POLL_WHILE_DOWN[0]
                     self._wake()  # re-read: appends may have landed while nobody listened
