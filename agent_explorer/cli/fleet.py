@@ -81,11 +81,7 @@ def _print_text(report: Any, *, list_all: bool, limit: int = 20) -> None:
     from .commands import terminal_safe
 
     print(terminal_safe(report.summary()))
-    problems = [
-        f"thread {d.thread_id}: divergence at index {d.index}: event {d.event_type} (id {d.event_id}), kind {d.kind}"
-        + (f"; {d.count} divergent entries in all" if d.count > 1 else "")
-        for d in report.divergent
-    ] + [f"thread {e.thread_id}: could not verify: {e.message}" for e in report.errors]
+    problems = report.problem_lines()
     shown = problems if list_all else problems[:limit]
     for line in shown:
         print(terminal_safe(line, 300))

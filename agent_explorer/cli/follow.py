@@ -61,7 +61,6 @@ class FollowedVerification:
     """What `verify --follow` has checked so far (the summary printed however it ends)."""
 
     source: str
-    strict: bool = False
     entries: int = 0
     checked: int = 0
     unverified: int = 0
@@ -88,7 +87,7 @@ class FollowedVerification:
 
 def verify_follow(args: argparse.Namespace) -> int:
     source = _store_source(args.log)
-    progress = FollowedVerification(source.describe(), strict=args.strict)
+    progress = FollowedVerification(source.describe())
 
     def interrupted() -> int:
         if args.json:

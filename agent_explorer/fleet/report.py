@@ -138,15 +138,15 @@ class FleetReport:
     # --- views --------------------------------------------------------------------------------------
 
     def __str__(self) -> str:
-        lines = [self.summary()]
-        for d in self.divergent:
-            lines.append(
-                f"thread {d.thread_id}: divergence at index {d.index}: event {d.event_type} (id {d.event_id}), "
-                f"kind {d.kind}" + (f"; {d.count} divergent entries in all" if d.count > 1 else "")
-            )
-        for e in self.errors:
-            lines.append(f"thread {e.thread_id}: could not verify: {e.message}")
-        return "\n".join(lines)
+        return "\n".join([self.summary(), *self.problem_lines()])
+
+    def problem_lines(self) -> list[str]:
+        """One line per divergent thread, then one per thread that could not be verified."""
+        return [
+            f"thread {d.thread_id}: divergence at index {d.index}: event {d.event_type} (id {d.event_id}), "
+            f"kind {d.kind}" + (f"; {d.count} divergent entries in all" if d.count > 1 else "")
+            for d in self.divergent
+        ] + [f"thread {e.thread_id}: could not verify: {e.message}" for e in self.errors]
 
     def summary(self) -> str:
         """One line: verdict, what was checked (the words `agent-explorer verify` uses), what was not."""
