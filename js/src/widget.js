@@ -70,8 +70,8 @@ function render({ model, el }) {
   function drawFrame() {
     const f = model.get("frame");
     const i = model.get("index");
-    controls.sync();
-    header.drawPosition(i);
+    // The slider and the position follow change:index / change:length (a frame alone, as a checkout at the
+    // same index, leaves both as they are).
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
     graph.highlight(f.active || [], f.taken || []);
     recording.draw(f);
@@ -105,6 +105,7 @@ function render({ model, el }) {
   search.draw(model.get("search_results"), model.get("index"));
   lineage.draw(model.get("lineage"), model.get("index"));
   drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex);
+  header.drawPosition(model.get("index"));
   drawFrame();
   graph.draw(model.get("graph")).then(() => {
     coverage.draw();
