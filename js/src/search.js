@@ -6,7 +6,7 @@
 import { debounce, formatNumber, h, replace } from "./dom.js";
 
 export class SearchPanel {
-  /** @param {import("./protocol").Model} model @param {any} setIndex */
+  /** @param {import("./protocol").Model} model @param {(i: number) => void} setIndex */
   constructor(model, setIndex) {
     this.model = model;
     this.setIndex = setIndex;

@@ -77,13 +77,9 @@ function bothSides(f, hashChip) {
 }
 
 export class StatePanel {
-  /** @param {import("./protocol").Model} model */
-  constructor(model) {
-    this.model = model;
-    this.jump = (k) => {
-      model.set("index", k);
-      model.save_changes();
-    };
+  /** @param {(i: number) => void} setIndex moves the cursor (context.js) */
+  constructor(setIndex) {
+    this.jump = setIndex;
     this.folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
     this.payloadOpen = false; // the event payload's disclosure, kept open or closed across steps
     this.body = h("div", { class: "ae-state-body" });
@@ -93,7 +89,6 @@ export class StatePanel {
   /** Draw frame `f` (at cursor `i`); `labels` maps transition ids to their chart labels. */
   /** @param {import("./protocol").Traits["frame"]} f @param {number} i @param {Record<string, string>} labels */
   draw(f, i, labels) {
-    const model = this.model;
     const folded = this.folded;
     const stateBody = this.body;
     if (f.index === undefined) {

@@ -14,9 +14,10 @@ const HEADINGS = [
 ];
 
 export class EventTable {
-  /** @param {import("./protocol").Model} model */
-  constructor(model) {
+  /** @param {import("./protocol").Model} model @param {(i: number) => void} setIndex */
+  constructor(model, setIndex) {
     this.model = model;
+    this.setIndex = setIndex;
     this.typeSelect = h("select", { class: "ae-input", "aria-label": "Filter by event type", onchange: () => this.request(0) });
     this.search = h("input", {
       class: "ae-input ae-search",
@@ -111,10 +112,7 @@ export class EventTable {
             class: cls.join(" "),
             dataset: { index: String(row.index) },
             title: `Jump to index ${row.index}`,
-            onclick: () => {
-              this.model.set("index", row.index);
-              this.model.save_changes();
-            },
+            onclick: () => this.setIndex(row.index),
           },
           h("td", { class: "ae-num" }, String(row.index)),
           h("td", { class: "ae-type", title: row.type }, breakable(row.type)),

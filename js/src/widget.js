@@ -32,9 +32,9 @@ function render({ model, el }) {
   const controls = mountControls(ctx, { track: track.el, onScrub: header.drawPosition });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
   const graph = new GraphPanel();
-  const table = new EventTable(model);
+  const table = new EventTable(model, ctx.setIndex);
   const usage = new UsagePanel(model);
-  const state = new StatePanel(model);
+  const state = new StatePanel(ctx.setIndex);
   const graphPanel = h("section", { class: "ae-panel ae-chart" }, graph.el);
   const coverage = new CoverageLayer(model, graph); // heatmap toggle in the chart toolbar
   graphPanel.appendChild(coverage.legend);
