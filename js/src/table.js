@@ -41,11 +41,16 @@ export class EventTable {
     /** @type {Element | null} the row the table last scrolled to */
     this.scrolledTo = null;
     // A table drawn while it had no size (a notebook output out of view, or not yet laid out) could not scroll to
-    // its current row: once it has a size, scroll again.
+    // its current row: once it has a size, scroll again. Only then: any other resize (the usage panel beside it
+    // growing) leaves the user's own scroll alone.
     /** @type {number | null} */
     this.current = null;
+    this.lastHeight = 0;
     this.resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
-      if (!this.scroller.clientHeight || this.current === null) return;
+      const height = this.scroller.clientHeight;
+      const appeared = !this.lastHeight && height > 0;
+      this.lastHeight = height;
+      if (!appeared || this.current === null) return;
       this.scrolledTo = null;
       this.markCurrent(this.current);
     });
