@@ -3,7 +3,7 @@
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
 
-import { formatNumber, h, replace, shortHash } from "./dom.js";
+import { formatNumber, formatRecorded, h, replace, shortHash } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
 function section(label, ...content) {
@@ -49,13 +49,6 @@ function significant(x, digits) {
   }
   const fixed = x.toFixed(Math.max(0, digits - 1 - e));
   return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
-}
-
-/** "2026-03-02T09:00:03.400Z" -> "2026-03-02 09:00:03" (the whole timestamp is the tooltip). */
-function recordedText(iso) {
-  if (typeof iso !== "string") return "";
-  const match = /^(\d{4,}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
-  return match ? `${match[1]} ${match[2]}` : iso;
 }
 
 /**
@@ -124,7 +117,7 @@ export class StatePanel {
         "div",
         { class: "ae-state-head", "data-testid": "state-head" },
         f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
-        section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${recordedText(entry.recordedAt)}`))),
+        section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${formatRecorded(entry.recordedAt, { year: true })}`))),
       ),
       h(
         "div",

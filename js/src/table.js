@@ -2,7 +2,7 @@
 // The windowed event table: draws the page of rows Python sent (`table` traitlet), asks for other pages and
 // filters with `model.send({kind: "table", ...})`, jumps the cursor when a row is clicked.
 
-import { debounce, formatNumber, h, replace } from "./dom.js";
+import { debounce, formatNumber, formatRecorded, h, replace } from "./dom.js";
 
 const HEADINGS = [
   ["#", "index in the log"],
@@ -181,14 +181,6 @@ export class EventTable {
       view.scrollTop = Math.max(0, snap);
     }
   }
-}
-
-/** "2026-03-02T09:00:05.100Z" -> "03-02 09:00:05": month-day and time as recorded (the cell's tooltip holds the
- * whole timestamp, zone and milliseconds included); anything else is shown as it is. */
-export function formatRecorded(iso) {
-  if (typeof iso !== "string") return "";
-  const match = /^\d{4,}-(\d\d)-(\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
-  return match ? `${match[1]}-${match[2]} ${match[3]}` : iso;
 }
 
 /** A dotted name (`xstate.done.actor.lookupOrder`) that may wrap after its dots instead of being clipped. */
