@@ -30,7 +30,7 @@ function pendingSections(f, i, jump) {
 
 /** A delay as a person reads it, by the rules of pending.py's `duration_text` (the owed effect's "fires after …"
  * comes from there): the largest unit it reaches, three significant digits: `250 ms`, `1.5 s`, `4 min`, `4 h`. */
-export function formatDelay(ms) {
+function formatDelay(ms) {
   if (typeof ms !== "number") return "delay";
   /** @type {Array<[string, number]>} */
   const units = [["d", 86400000], ["h", 3600000], ["min", 60000], ["s", 1000]];
