@@ -79,7 +79,7 @@ function render({ model, el }) {
     usage.draw(f.usage, f.cost, i);
     table.markCurrent(i);
     search.markCurrent(i);
-    lineage.draw(model.get("lineage"), i);
+    lineage.placeCursor(i);
   }
 
   on("change:frame", drawFrame);
