@@ -39,15 +39,25 @@ export class LineagePanel {
       h("div", { class: "ae-lineage-head" }, h("span", { class: "ae-section-label" }, "lines"), h("span", { class: "ae-muted ae-lineage-hint" }, "click a line to view it; entries left of a fork are shared with its parent")),
       this.rows,
     );
+    /** @type {HTMLElement | null} the cursor on the line on view's row, moved per step by placeCursor */
+    this.cursor = null;
+    /** @type {(i: number) => string} the rows' index scale */
+    this.pct = (i) => `${i}%`;
   }
 
-  /** @param {import("./protocol").Traits["lineage"]} lineage @param {number} index */
+  /** Every row (on change:lineage); a step only moves the cursor (placeCursor).
+   * @param {import("./protocol").Traits["lineage"]} lineage @param {number} index */
   draw(lineage, index) {
+    this.cursor = null;
     const nodes = (lineage && lineage.nodes) || [];
     this.el.hidden = nodes.length < 2;
-    if (this.el.hidden) return;
+    if (this.el.hidden) {
+      replace(this.rows);
+      return;
+    }
     const span = Math.max(1, ...nodes.map((n) => (n.length || 1) - 1));
     const pct = (i) => `${(Math.max(0, Math.min(i, span)) / span) * 100}%`;
+    this.pct = pct;
     const ordered = treeOrder(nodes);
     const rowOf = new Map(ordered.map(({ node }, k) => [node.id, k]));
     const current = lineage.current;
@@ -64,7 +74,10 @@ export class LineagePanel {
         track.appendChild(h("span", { class: "ae-line-fork", style: `left:${pct(start)}` }));
       }
       track.appendChild(h("span", { class: "ae-line-bar", style: `left:${pct(start)};width:calc(${pct(end)} - ${pct(start)})` }));
-      if (isCurrent) track.appendChild(h("span", { class: "ae-line-cursor", style: `left:${pct(index)}`, title: `index ${index}` }));
+      if (isCurrent) {
+        this.cursor = h("span", { class: "ae-line-cursor", style: `left:${pct(index)}`, title: `index ${index}` });
+        track.appendChild(this.cursor);
+      }
       const appended = node.appended ? ` · +${formatNumber(node.appended)}` : "";
       return h(
         "div",
@@ -87,6 +100,13 @@ export class LineagePanel {
       );
     });
     replace(this.rows, items);
+  }
+
+  /** @param {number} index */
+  placeCursor(index) {
+    if (!this.cursor) return;
+    this.cursor.style.left = this.pct(index);
+    this.cursor.title = `index ${index}`;
   }
 
   checkout(name) {

@@ -113,5 +113,5 @@ export function mountControls(ctx, { track, onScrub }) {
     sendIndex.cancel();
   });
   sync();
-  return { el, onKey, sync };
+  return { el, onKey };
 }

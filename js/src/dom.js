@@ -84,3 +84,13 @@ export function formatNumber(n) {
   if (typeof n !== "number") return String(n);
   return Number.isInteger(n) ? n.toLocaleString("en-US") : n.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
+
+/** A recorded timestamp as a cell shows it: "2026-03-02T09:00:05.100Z" -> "03-02 09:00:05" (month-day and time as
+ * recorded), or "2026-03-02 09:00:05" with `year`; the element's tooltip holds the whole timestamp, zone and
+ * milliseconds included. Anything else is shown as it is. */
+export function formatRecorded(iso, { year = false } = {}) {
+  if (typeof iso !== "string") return "";
+  const match = /^(\d{4,})-(\d\d)-(\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
+  if (!match) return iso;
+  return `${year ? `${match[1]}-` : ""}${match[2]}-${match[3]} ${match[4]}`;
+}

@@ -3,7 +3,7 @@
 // copies the drawing once (ids and tooltips stripped, so nothing in the page is duplicated) and then only
 // moves the frame and mirrors which states are active; it never lays anything out.
 
-import { s } from "./dom.js";
+import { h, s } from "./dom.js";
 
 const MAX_W = 168; // CSS px the overview may take
 const MAX_H = 140;
@@ -17,18 +17,21 @@ export class Minimap {
     this.frame = null;
     this.copies = new Map(); // svg id in the chart -> its copy here
     this.lit = [];
-    this.el = document.createElement("div");
-    this.el.className = "ae-minimap";
-    this.el.hidden = true;
-    this.el.dataset.testid = "minimap";
-    this.el.setAttribute("role", "img");
-    this.el.setAttribute("aria-label", "Overview of the whole chart: click or drag to move the view");
-    this.el.title = "The whole chart: click or drag to move the view";
+    this.el = h("div", {
+      class: "ae-minimap",
+      hidden: true,
+      "data-testid": "minimap",
+      role: "img",
+      "aria-label": "Overview of the whole chart: click or drag to move the view",
+      title: "The whole chart: click or drag to move the view",
+    });
     this.installPointer();
   }
 
   /** Copy the drawn chart (`box`: its viewBox in chart units). */
   draw(chart, box) {
+    this.copies.clear(); // a redraw (another graph) copies anew: the old copies are gone
+    this.lit = [];
     const copy = chart.cloneNode(true);
     for (const el of copy.querySelectorAll("[id]")) {
       if (el.matches("g.node, g.cluster")) this.copies.set(el.id, el);

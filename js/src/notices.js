@@ -78,7 +78,7 @@ function cap(text) {
 }
 
 /** A state diff, one change per row: path, the first side's value → the second's (`sides` labels them). */
-export function diffList(diff, sides = null) {
+function diffList(diff, sides = null) {
   return h(
     "ul",
     { class: "ae-diff", "data-testid": "diff" },

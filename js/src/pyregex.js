@@ -533,4 +533,3 @@ export function pyStrip(text) {
   return text.replace(SPACE_RE, "");
 }
 
-export { PY_SPACE, PY_WORD };

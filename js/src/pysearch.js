@@ -8,8 +8,9 @@ import { literalRegExp, PatternError, pyRepr, pyStrip, pythonRegExp, Unsupported
 
 const EXCERPT = 120;
 const PATHS_PER_HIT = 8;
-export const PAGE = 50;
-const MARKS_CAP = 2000;
+const PAGE = 50;
+/** search.py `MARKS_CAP` / panels/table.py: at most this many marks on the slider track. */
+export const MARKS_CAP = 2000;
 const RANGES_CAP = 500;
 const SCALAR = 0;
 const LIST = 1;
@@ -138,7 +139,7 @@ function digitsValue(text) {
 }
 
 /** search.py `parse_path`: (scope or null, segments); throws the same message Python's AgentError carries. */
-export function parsePath(path) {
+function parsePath(path) {
   let text = pyStrip(path);
   if (text.startsWith("$")) text = text.slice(1).replace(/^\.+/, "");
   const segments = [];
@@ -309,7 +310,12 @@ export function searchPage(hits, query, offset = 0, error = null) {
 
 /** search.py `hit_marks`: hit starts for the slider track, evenly thinned past the cap. */
 export function hitMarks(hits, cap = MARKS_CAP) {
-  const indices = [...new Set(hits.map((hit) => hit.index))].sort((a, b) => a - b);
+  return thin([...new Set(hits.map((hit) => hit.index))].sort((a, b) => a - b), cap);
+}
+
+/** search.py / panels/table.py `_thin`: at most `cap` of `indices`, evenly spread.
+ * @param {number[]} indices @param {number} cap */
+export function thin(indices, cap = MARKS_CAP) {
   if (indices.length <= cap) return indices;
   const step = indices.length / cap;
   return Array.from({ length: cap }, (_, k) => indices[Math.floor(k * step)]);

@@ -6,7 +6,7 @@
 import { debounce, formatNumber, h, replace } from "./dom.js";
 
 export class SearchPanel {
-  /** @param {import("./protocol").Model} model @param {any} setIndex */
+  /** @param {import("./protocol").Model} model @param {(i: number) => void} setIndex */
   constructor(model, setIndex) {
     this.model = model;
     this.setIndex = setIndex;
@@ -85,7 +85,7 @@ export class SearchPanel {
       hits.map((hit) =>
         h(
           "li",
-          { class: `ae-hit${hit.index <= index && index <= hit.until ? " current" : ""}`, "data-index": hit.index, title: `go to index ${hit.index}`, onclick: () => this.setIndex(hit.index) },
+          { class: `ae-hit${hit.index <= index && index <= hit.until ? " current" : ""}`, "data-index": hit.index, "data-until": hit.until, title: `go to index ${hit.index}`, onclick: () => this.setIndex(hit.index) },
           h("span", { class: "ae-hit-index" }, hit.until > hit.index ? `${formatNumber(hit.index)}–${formatNumber(hit.until)}` : formatNumber(hit.index)),
           h("span", { class: `ae-chip ae-hit-where ${hit.where}` }, hit.where),
           h("code", { class: "ae-hit-path" }, hit.path),
@@ -95,10 +95,11 @@ export class SearchPanel {
     );
   }
 
+  /** One pass over the drawn hits: each <li> carries its range in data-index / data-until. */
   markCurrent(index) {
     for (const li of this.list.children) {
-      const hit = (this.model.get("search_results")?.hits || [])[Array.prototype.indexOf.call(this.list.children, li)];
-      if (hit) li.classList.toggle("current", hit.index <= index && index <= hit.until);
+      const el = /** @type {HTMLElement} */ (li);
+      el.classList.toggle("current", Number(el.dataset.index) <= index && index <= Number(el.dataset.until));
     }
   }
 }

@@ -3,7 +3,7 @@
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
 
-import { formatNumber, h, replace, shortHash } from "./dom.js";
+import { formatNumber, formatRecorded, h, replace, shortHash } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
 function section(label, ...content) {
@@ -30,7 +30,7 @@ function pendingSections(f, i, jump) {
 
 /** A delay as a person reads it, by the rules of pending.py's `duration_text` (the owed effect's "fires after …"
  * comes from there): the largest unit it reaches, three significant digits: `250 ms`, `1.5 s`, `4 min`, `4 h`. */
-export function formatDelay(ms) {
+function formatDelay(ms) {
   if (typeof ms !== "number") return "delay";
   /** @type {Array<[string, number]>} */
   const units = [["d", 86400000], ["h", 3600000], ["min", 60000], ["s", 1000]];
@@ -49,13 +49,6 @@ function significant(x, digits) {
   }
   const fixed = x.toFixed(Math.max(0, digits - 1 - e));
   return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
-}
-
-/** "2026-03-02T09:00:03.400Z" -> "2026-03-02 09:00:03" (the whole timestamp is the tooltip). */
-function recordedText(iso) {
-  if (typeof iso !== "string") return "";
-  const match = /^(\d{4,}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
-  return match ? `${match[1]} ${match[2]}` : iso;
 }
 
 /**
@@ -77,13 +70,9 @@ function bothSides(f, hashChip) {
 }
 
 export class StatePanel {
-  /** @param {import("./protocol").Model} model */
-  constructor(model) {
-    this.model = model;
-    this.jump = (k) => {
-      model.set("index", k);
-      model.save_changes();
-    };
+  /** @param {(i: number) => void} setIndex moves the cursor (context.js) */
+  constructor(setIndex) {
+    this.jump = setIndex;
     this.folded = new Map(); // context tree paths the user opened or closed, kept while scrubbing
     this.payloadOpen = false; // the event payload's disclosure, kept open or closed across steps
     this.body = h("div", { class: "ae-state-body" });
@@ -93,7 +82,6 @@ export class StatePanel {
   /** Draw frame `f` (at cursor `i`); `labels` maps transition ids to their chart labels. */
   /** @param {import("./protocol").Traits["frame"]} f @param {number} i @param {Record<string, string>} labels */
   draw(f, i, labels) {
-    const model = this.model;
     const folded = this.folded;
     const stateBody = this.body;
     if (f.index === undefined) {
@@ -129,7 +117,7 @@ export class StatePanel {
         "div",
         { class: "ae-state-head", "data-testid": "state-head" },
         f.recording ? bothSides(f, hashChip) : section("value", h("div", { class: "ae-value", "data-testid": "state-value" }, f.valueText ?? ""), h("div", { class: "ae-chips" }, f.status ? h("span", { class: `ae-chip status-${f.status}` }, f.status) : null, (f.tags || []).map((t) => h("span", { class: "ae-chip tag" }, t)))),
-        section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${recordedText(entry.recordedAt)}`))),
+        section("event", h("div", { class: "ae-event-line" }, h("code", { class: "ae-type", "data-testid": "event-type" }, entry.type ?? ""), h("span", { class: "ae-muted", title: entry.recordedAt || "" }, ` #${entry.index ?? i} · ${formatRecorded(entry.recordedAt, { year: true })}`))),
       ),
       h(
         "div",

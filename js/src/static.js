@@ -4,22 +4,14 @@
 // and the table's filter run pysearch.js over the exported data: the same algorithm as the notebook's, so the same
 // hits. Intents that need Python (effects on demand, coverage of other logs, composing) are shown as not available.
 
-import { hitMarks, hitRanges, searchCorpus, searchPage, tableMatches } from "./pysearch.js";
+import { hitMarks, hitRanges, MARKS_CAP, searchCorpus, searchPage, tableMatches, thin } from "./pysearch.js";
 
 const PAGE = 100;
-const MARKS_CAP = 2000;
 
 /** table.py `page_offset`: pages start at multiples of `limit`; the last one ends at the last row. */
 function pageOffset(offset, limit, total) {
   const aligned = Math.floor(Math.max(0, offset) / limit) * limit;
   return Math.max(0, Math.min(aligned, total - limit));
-}
-
-/** panels/table.py `_thin`: at most `cap` indices, evenly spread. */
-function thin(indices, cap) {
-  if (indices.length <= cap) return indices;
-  const step = indices.length / cap;
-  return Array.from({ length: cap }, (_, k) => indices[Math.floor(k * step)]);
 }
 
 /** The table filter's row indices over the exported window (what the page's table shows for type/text). */
@@ -54,12 +46,10 @@ export function createStaticModel(data) {
     const type = tableQuery.type;
     const text = tableQuery.text || "";
     if (!type && !text) return rows;
-    if (!data.search) return rows.filter((row) => (!type || row.type === type) && (!text || JSON.stringify([row.id, row.causationId, row.type, row.summary]).toLowerCase().includes(text.toLowerCase())));
     return tableMatches(data.search, rows, type, text).map((i) => rows[i - start]);
   }
 
-  function page(offset, limit = PAGE) {
-    const all = filtered();
+  function page(offset, limit = PAGE, all = filtered()) {
     const at = pageOffset(offset, limit, all.length);
     const filteredOn = !!(tableQuery.type || tableQuery.text);
     const marks = filteredOn ? thin(all.map((row) => row.index), MARKS_CAP) : [];
@@ -71,16 +61,17 @@ export function createStaticModel(data) {
     const all = filtered();
     let position = all.findIndex((row) => row.index >= traits.index);
     if (position < 0) position = all.length - 1;
-    return page(Math.max(0, position), limit);
+    return page(Math.max(0, position), limit, all);
   }
 
   function followTable(index) {
     const current = traits.table || {};
     const inPage = (current.rows || []).some((row) => row.index === index);
     if (inPage) return;
-    const position = filtered().findIndex((row) => row.index === index);
+    const all = filtered();
+    const position = all.findIndex((row) => row.index === index);
     if (position < 0) return;
-    traits.table = page(position, current.limit || PAGE);
+    traits.table = page(position, current.limit || PAGE, all);
     dirty.add("table");
   }
 
@@ -107,7 +98,7 @@ export function createStaticModel(data) {
 
   traits.searchAll = data.searchHits || []; // the notebook's last search, within this window
   const saved = (traits.search_results || {}).query;
-  if (saved && saved.text && data.search) {
+  if (saved && saved.text) {
     // Run it again here: the same hits as the notebook's within this window, and the page can page through them.
     const found = staticSearchResults(data, saved);
     if (!found.page.error) {
@@ -123,7 +114,6 @@ export function createStaticModel(data) {
 
   const whole = start === 0 && stop >= (traits.length || stop + 1) - 1;
   return {
-    static: true,
     window: whole ? undefined : [start, stop],
     get: (name) => traits[name],
     set(name, value) {
@@ -133,9 +123,7 @@ export function createStaticModel(data) {
         traits.frame = frameAt(next);
         dirty.add("index");
         dirty.add("frame");
-        followTable(next);
-        // The slider asked for an index outside the window: snap it back visibly.
-        if (next !== value) dirty.add("index");
+        followTable(next); // an index outside the window snaps back: "index" is dirty either way
         return;
       }
       traits[name] = value;

@@ -2,7 +2,7 @@
 // The windowed event table: draws the page of rows Python sent (`table` traitlet), asks for other pages and
 // filters with `model.send({kind: "table", ...})`, jumps the cursor when a row is clicked.
 
-import { debounce, formatNumber, h, replace } from "./dom.js";
+import { debounce, formatNumber, formatRecorded, h, replace } from "./dom.js";
 
 const HEADINGS = [
   ["#", "index in the log"],
@@ -14,9 +14,10 @@ const HEADINGS = [
 ];
 
 export class EventTable {
-  /** @param {import("./protocol").Model} model */
-  constructor(model) {
+  /** @param {import("./protocol").Model} model @param {(i: number) => void} setIndex */
+  constructor(model, setIndex) {
     this.model = model;
+    this.setIndex = setIndex;
     this.typeSelect = h("select", { class: "ae-input", "aria-label": "Filter by event type", onchange: () => this.request(0) });
     this.search = h("input", {
       class: "ae-input ae-search",
@@ -40,11 +41,16 @@ export class EventTable {
     /** @type {Element | null} the row the table last scrolled to */
     this.scrolledTo = null;
     // A table drawn while it had no size (a notebook output out of view, or not yet laid out) could not scroll to
-    // its current row: once it has a size, scroll again.
+    // its current row: once it has a size, scroll again. Only then: any other resize (the usage panel beside it
+    // growing) leaves the user's own scroll alone.
     /** @type {number | null} */
     this.current = null;
+    this.lastHeight = 0;
     this.resizer = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => {
-      if (!this.scroller.clientHeight || this.current === null) return;
+      const height = this.scroller.clientHeight;
+      const appeared = !this.lastHeight && height > 0;
+      this.lastHeight = height;
+      if (!appeared || this.current === null) return;
       this.scrolledTo = null;
       this.markCurrent(this.current);
     });
@@ -111,10 +117,7 @@ export class EventTable {
             class: cls.join(" "),
             dataset: { index: String(row.index) },
             title: `Jump to index ${row.index}`,
-            onclick: () => {
-              this.model.set("index", row.index);
-              this.model.save_changes();
-            },
+            onclick: () => this.setIndex(row.index),
           },
           h("td", { class: "ae-num" }, String(row.index)),
           h("td", { class: "ae-type", title: row.type }, breakable(row.type)),
@@ -178,14 +181,6 @@ export class EventTable {
       view.scrollTop = Math.max(0, snap);
     }
   }
-}
-
-/** "2026-03-02T09:00:05.100Z" -> "03-02 09:00:05": month-day and time as recorded (the cell's tooltip holds the
- * whole timestamp, zone and milliseconds included); anything else is shown as it is. */
-export function formatRecorded(iso) {
-  if (typeof iso !== "string") return "";
-  const match = /^\d{4,}-(\d\d)-(\d\d)[T ](\d\d:\d\d:\d\d)/.exec(iso);
-  return match ? `${match[1]}-${match[2]} ${match[3]}` : iso;
 }
 
 /** A dotted name (`xstate.done.actor.lookupOrder`) that may wrap after its dots instead of being clipped. */

@@ -32,19 +32,25 @@ export class UsagePanel {
     this.ledger = null;
     this.length = 1;
     this.index = null;
+    /** @type {SVGElement | null} the plot drawn by drawPlot (null while there is none) */
+    this.svg = null;
+    /** @type {SVGElement | null} its cursor line, moved per step by placeCursor */
+    this.cursor = null;
+    /** @type {(i: number) => string} the plot's x scale */
+    this.xOf = (i) => String(i);
   }
 
   /** @param {import("./protocol").Traits["usage_series"]} series @param {number} length */
   drawSeries(series, length) {
     this.series = series || [];
     this.length = Math.max(1, length || 1);
-    this.redrawPlot(this.index);
+    this.drawPlot();
   }
 
   /** @param {import("./protocol").Traits["usage_ledger"]} ledger */
   drawLedger(ledger) {
     this.ledger = ledger && ledger.series ? ledger : null;
-    this.redrawPlot(this.index);
+    this.drawPlot();
     if (!this.ledger) {
       replace(this.legend);
       replace(this.byState);
@@ -74,7 +80,10 @@ export class UsagePanel {
     );
   }
 
-  redrawPlot(index) {
+  /** The whole plot (run total, models, branches), rebuilt only when the series or the ledger change. */
+  drawPlot() {
+    this.svg = null;
+    this.cursor = null;
     const ledgerLines = this.ledger ? Object.values(this.ledger.series) : [];
     const branchLines = this.ledger ? (this.ledger.branches || []).map((b) => b.series || []) : [];
     if (!this.series.length && !ledgerLines.length) {
@@ -97,8 +106,23 @@ export class UsagePanel {
     });
     svg.appendChild(s("path", { d: path(this.series, this.length - 1), class: "ae-spark-line ae-total-line" }));
     ledgerLines.forEach((points, k) => svg.appendChild(s("path", { d: path(points, this.length - 1), class: `ae-spark-line ae-model-line ae-model-${k % MODEL_CLASSES}` })));
-    if (index !== null && index !== undefined) svg.appendChild(s("line", { x1: x(index), x2: x(index), y1: 0, y2: H, class: "ae-spark-cursor" }));
     replace(this.plot, svg);
+    this.svg = svg;
+    this.xOf = x;
+    this.placeCursor(this.index);
+  }
+
+  /** Per step only the cursor line moves (drawn on top of the lines, once there is an index). @param {number | null} index */
+  placeCursor(index) {
+    if (!this.svg || index === null || index === undefined) return;
+    const at = this.xOf(index);
+    if (!this.cursor) {
+      this.cursor = s("line", { x1: at, x2: at, y1: 0, y2: H, class: "ae-spark-cursor" });
+      this.svg.appendChild(this.cursor);
+    } else {
+      this.cursor.setAttribute("x1", at);
+      this.cursor.setAttribute("x2", at);
+    }
   }
 
   /**
@@ -129,6 +153,6 @@ export class UsagePanel {
       rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${formatNumber(whole)} tokens in all)` : "nothing spent in this run"));
     }
     replace(this.totals, rows);
-    this.redrawPlot(index);
+    this.placeCursor(index);
   }
 }

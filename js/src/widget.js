@@ -32,9 +32,9 @@ function render({ model, el }) {
   const controls = mountControls(ctx, { track: track.el, onScrub: header.drawPosition });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
   const graph = new GraphPanel();
-  const table = new EventTable(model);
+  const table = new EventTable(model, ctx.setIndex);
   const usage = new UsagePanel(model);
-  const state = new StatePanel(model);
+  const state = new StatePanel(ctx.setIndex);
   const graphPanel = h("section", { class: "ae-panel ae-chart" }, graph.el);
   const coverage = new CoverageLayer(model, graph); // heatmap toggle in the chart toolbar
   graphPanel.appendChild(coverage.legend);
@@ -70,8 +70,8 @@ function render({ model, el }) {
   function drawFrame() {
     const f = model.get("frame");
     const i = model.get("index");
-    controls.sync();
-    header.drawPosition(i);
+    // The slider and the position follow change:index / change:length (a frame alone, as a checkout at the
+    // same index, leaves both as they are).
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
     graph.highlight(f.active || [], f.taken || []);
     recording.draw(f);
@@ -79,7 +79,7 @@ function render({ model, el }) {
     usage.draw(f.usage, f.cost, i);
     table.markCurrent(i);
     search.markCurrent(i);
-    lineage.draw(model.get("lineage"), i);
+    lineage.placeCursor(i);
   }
 
   on("change:frame", drawFrame);
@@ -105,6 +105,7 @@ function render({ model, el }) {
   search.draw(model.get("search_results"), model.get("index"));
   lineage.draw(model.get("lineage"), model.get("index"));
   drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex);
+  header.drawPosition(model.get("index"));
   drawFrame();
   graph.draw(model.get("graph")).then(() => {
     coverage.draw();
