@@ -38,7 +38,7 @@ def verify(args: argparse.Namespace) -> int:
     progress = None if args.no_progress or args.json or not sys.stderr.isatty() else _progress_bar(len(entries))
     report = verify_log(machine, entries, strict=args.strict, progress=progress)
     if progress is not None:
-        sys.stderr.write("\r" + " " * 60 + "\r")
+        clear_bar()
     divergences = list(report.divergences)
     final = report.final_persisted_snapshot or {}
     unfinished = run_state(final)
@@ -112,11 +112,23 @@ def _progress_bar(total: int) -> Any:
     def report(done: int) -> None:
         if done % step and done != total:
             return
-        filled = int(30 * done / total)
-        sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done}/{total}")
-        sys.stderr.flush()
+        draw_bar(done, total)
 
     return report
+
+
+def draw_bar(done: int, total: int | None, unit: str = "", tail: str = "") -> None:
+    """The one progress line on stderr: `verifying [####....] 120/4,000 threads (950/s)`."""
+    if total:
+        filled = int(30 * min(done, total) / total)
+        sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}{unit}{tail}")
+    else:
+        sys.stderr.write(f"\rverifying: {done:,}{unit}{tail}")
+    sys.stderr.flush()
+
+
+def clear_bar() -> None:
+    sys.stderr.write("\r" + " " * 78 + "\r")
 
 
 def show(args: argparse.Namespace) -> int:

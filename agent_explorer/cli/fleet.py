@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import AgentError
 from ..stores.portal import run_sync
+from .commands import clear_bar, draw_bar
 from .machines import import_consented, resolve_machine_ref
 from .sources import STORE_SCHEMES, open_cli_store
 
@@ -59,7 +60,7 @@ def verify_fleet(args: argparse.Namespace) -> int:
             **({"batch_size": args.batch_size} if args.batch_size else {}),
         )
     if show_bar:
-        sys.stderr.write("\r" + " " * 78 + "\r")
+        clear_bar()
     if args.junit:
         report.to_junit(args.junit)
     if args.json:
@@ -157,12 +158,6 @@ def _progress_bar(total: int | None) -> Callable[[int, int | None], None]:
 
     def report(done: int, _: int | None) -> None:
         rate = done / max(time.perf_counter() - started, 1e-9)
-        if total:
-            filled = int(30 * min(done, total) / total)
-            sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,} threads"
-                             f" ({rate:,.0f}/s)")
-        else:
-            sys.stderr.write(f"\rverifying: {done:,} threads ({rate:,.0f}/s)")
-        sys.stderr.flush()
+        draw_bar(done, total, " threads", f" ({rate:,.0f}/s)")
 
     return report
