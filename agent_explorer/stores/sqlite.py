@@ -37,7 +37,7 @@ from .base import (
     parse_entry_texts,
     prepare_batch,
 )
-from .watching import WakeUp
+from .watching import PollWakeUp, WakeUp
 
 WATCH_POLL = (0.005, 0.1)  # seconds: a watcher's shortest and longest wait between two cheap polls
 
@@ -146,8 +146,7 @@ class SqliteEventLogStore(EventLogStore):
             return self._conn
         with self._translate("open"):
             if self.read_only:
-                uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
-                conn = sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+                conn = self._connect_read_only()
             else:
                 conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
             try:
@@ -178,6 +177,11 @@ class SqliteEventLogStore(EventLogStore):
                 raise
         self._conn = conn
         return conn
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection SQLite itself keeps from writing (`mode=ro`): a read-only store's, or a watcher's."""
+        uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
+        return sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
 
     def _open_read_only(self, conn: sqlite3.Connection) -> None:
         """Read-only: no pragma that writes, no DDL in the file; a file without the table reads as
@@ -359,7 +363,7 @@ def _check_poll(value: Any) -> tuple[float, float]:
     return float(low), float(high)
 
 
-class _DataVersionPoll(WakeUp):
+class _DataVersionPoll(PollWakeUp):
     """A watcher's own read-only connection, on a thread of its own, polling `PRAGMA data_version`.
 
     data_version is per connection and changes when any *other* connection commits, so this one
@@ -368,9 +372,8 @@ class _DataVersionPoll(WakeUp):
     """
 
     def __init__(self, store: SqliteEventLogStore) -> None:
+        super().__init__(*store.watch_poll)  # the backoff between polls: PollWakeUp's
         self._store = store
-        self._low, self._high = store.watch_poll
-        self._interval = self._low
         self._executor: ThreadPoolExecutor | None = None
         self._conn: sqlite3.Connection | None = None
         self._version: int | None = None
@@ -389,8 +392,7 @@ class _DataVersionPoll(WakeUp):
     def _open(self) -> int:
         store = self._store
         with store._translate("opening a watch connection"):
-            uri = f"file:{urllib.parse.quote(os.path.abspath(store.path))}?mode=ro"
-            self._conn = sqlite3.connect(uri, uri=True, timeout=store.busy_timeout, isolation_level=None, check_same_thread=False)
+            self._conn = store._connect_read_only()
             return self._poll()
 
     def _poll(self) -> int:
@@ -398,17 +400,13 @@ class _DataVersionPoll(WakeUp):
         with self._store._translate("a watch poll"):
             return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def progressed(self) -> None:
-        self._interval = self._low
-
     async def wait(self) -> None:
         while True:
             version = await self._call(self._poll)
             if version != self._version:
                 self._version = version
                 return
-            await asyncio.sleep(self._interval)
-            self._interval = min(self._interval * 1.5, self._high)
+            await super().wait()
 
     async def close(self) -> None:
         executor, self._executor = self._executor, None
