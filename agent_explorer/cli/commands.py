@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import AgentError
 from .machines import resolve_machine
 from .sources import copy_log, fork_thread, list_threads, load_entries, parse_source, save_entries
+from .terminal import clear_bar, draw_bar
 from .terminal import terminal_safe as terminal_safe  # re-exported: other verbs import it from here
 
 
@@ -115,20 +116,6 @@ def _progress_bar(total: int) -> Any:
         draw_bar(done, total)
 
     return report
-
-
-def draw_bar(done: int, total: int | None, unit: str = "", tail: str = "") -> None:
-    """The one progress line on stderr: `verifying [####....] 120/4,000 threads (950/s)`."""
-    if total:
-        filled = int(30 * min(done, total) / total)
-        sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}{unit}{tail}")
-    else:
-        sys.stderr.write(f"\rverifying: {done:,}{unit}{tail}")
-    sys.stderr.flush()
-
-
-def clear_bar() -> None:
-    sys.stderr.write("\r" + " " * 78 + "\r")
 
 
 def show(args: argparse.Namespace) -> int:

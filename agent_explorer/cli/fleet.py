@@ -20,9 +20,9 @@ from typing import Any
 
 from ..errors import AgentError
 from ..stores.portal import run_sync
-from .commands import clear_bar, draw_bar
 from .machines import import_consented, resolve_machine_ref
 from .sources import STORE_SCHEMES, open_cli_store
+from .terminal import clear_bar, draw_bar
 
 __all__ = ["refuse_fleet_flags", "verify_fleet"]
 

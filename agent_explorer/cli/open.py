@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..errors import AgentError
+from ..eventlog.files import write_bytes_atomically
 from .lab import require_lab, serve_notebook
 from .machines import import_consented, resolve_machine_ref
 from .notebook import absolute_store_url, explorer_notebook, notebook_file_name, notebook_json
@@ -78,7 +78,7 @@ def write_log_notebook(
                          code="file-exists")
     directory.mkdir(parents=True, exist_ok=True)
     text = notebook_json(explorer_notebook(source, ref, _machine_path(ref)))
-    _write_text(target, text)
+    write_bytes_atomically(target, text.encode("utf-8"))
     return target
 
 
@@ -138,19 +138,6 @@ def _copy_notebooks(origin: Path, target: Path, names: tuple[str, ...], *, force
             if not force and written.get(name) != current:
                 print(f"keeping your edited {terminal_safe(str(path))} (--force replaces it with the package's)")
                 continue
-        _write_bytes(path, data)
+        write_bytes_atomically(path, data)
         written[name] = hashlib.sha256(data).hexdigest()
-    _write_text(record_path, json.dumps(written, indent=1, sort_keys=True) + "\n")
-
-
-def _write_text(path: Path, text: str) -> None:
-    _write_bytes(path, text.encode("utf-8"))
-
-
-def _write_bytes(path: Path, data: bytes) -> None:
-    temp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        temp.write_bytes(data)
-        os.replace(temp, path)
-    finally:
-        temp.unlink(missing_ok=True)
+    write_bytes_atomically(record_path, (json.dumps(written, indent=1, sort_keys=True) + "\n").encode("utf-8"))

@@ -1,11 +1,13 @@
 """Text bound for the terminal: log text is untrusted, so it is escaped before it is printed or shown in a prompt.
 
-Only escaping lives here; it never reads input or decides anything.
+Escaping and the one progress line live here; nothing here reads input or decides anything.
 """
 
 from __future__ import annotations
 
-__all__ = ["terminal_safe"]
+import sys
+
+__all__ = ["clear_bar", "draw_bar", "terminal_safe"]
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x00, 0x20), 0x7F] if c not in (0x20,)}
 _CONTROL.update({c: f"\\u{c:04x}" for c in range(0x80, 0xA0)})
@@ -20,3 +22,17 @@ def terminal_safe(text: str, width: int | None = None) -> str:
     if width is not None and len(text) > width:
         text = text[: max(width - 1, 0)] + "…"
     return text
+
+
+def draw_bar(done: int, total: int | None, unit: str = "", tail: str = "") -> None:
+    """The one progress line on stderr: `verifying [####....] 120/4,000 threads (950/s)`."""
+    if total:
+        filled = int(30 * min(done, total) / total)
+        sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}{unit}{tail}")
+    else:
+        sys.stderr.write(f"\rverifying: {done:,}{unit}{tail}")
+    sys.stderr.flush()
+
+
+def clear_bar() -> None:
+    sys.stderr.write("\r" + " " * 78 + "\r")

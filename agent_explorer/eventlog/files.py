@@ -9,13 +9,14 @@ line is an error naming it, and only `on_truncated="drop"` skips a crash-truncat
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Final, Literal, NoReturn
+from typing import Any, BinaryIO, Final, Literal, NoReturn
 
 import orjson
 
@@ -30,7 +31,7 @@ from agent_explorer.eventlog.entries import (
     check_entry_shape,
 )
 
-__all__ = ["iter_log", "jsonl_lines", "read_log", "write_log"]
+__all__ = ["atomic_file", "iter_log", "jsonl_lines", "read_log", "write_bytes_atomically", "write_log"]
 
 OnTruncated = Literal["error", "drop"]
 LogFormat = Literal["jsonl", "json"]
@@ -128,11 +129,20 @@ def write_log(
     as_array = format == "json" or (format is None and file.suffix.lower() == ".json")
     if format not in (None, "json", "jsonl"):
         raise AgentError(f"format must be 'jsonl' or 'json', got {format!r}", code="invalid-argument")
+    with atomic_file(file) as out:
+        return _write_entries(file, out, entries, as_array)
+
+
+@contextlib.contextmanager
+def atomic_file(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A file written whole or not at all: a temporary file beside `path`, synced, then renamed over it; on any
+    error `path` is as it was. The one way this package writes a file a reader may be reading."""
+    file = Path(path)
     directory = file.parent
     fd, temp_name = tempfile.mkstemp(dir=directory, prefix=f".{file.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
-            count = _write_entries(file, out, entries, as_array)
+            yield out
             out.flush()
             os.fsync(out.fileno())
             try:
@@ -147,7 +157,11 @@ def write_log(
             pass
         raise
     _fsync_directory(directory)
-    return count
+
+
+def write_bytes_atomically(path: str | os.PathLike[str], data: bytes) -> None:
+    with atomic_file(path) as out:
+        out.write(data)
 
 
 # ------------------------------------------------------------------------------------------------

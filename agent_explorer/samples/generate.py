@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..eventlog.files import write_bytes_atomically
 from ..stores.copy import export_thread_jsonl, import_thread_jsonl
 from ..stores.portal import run_sync
 from ..stores.sqlite import SqliteEventLogStore
@@ -86,7 +87,7 @@ def _copy_shipped(origin: Path, out: Path) -> bool:
         target = out / name
         if target.exists() and target.read_bytes() == data:
             continue
-        _write_bytes(target, data)
+        write_bytes_atomically(target, data)
         changed = True
     return changed
 
@@ -204,20 +205,8 @@ def _fsync(path: Path) -> None:
         os.fsync(handle.fileno())
 
 
-def _write_bytes(target: Path, data: bytes) -> None:
-    temp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    try:
-        with temp.open("wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    finally:
-        temp.unlink(missing_ok=True)
-
-
 def _write_json(target: Path, value: Any) -> None:
-    _write_bytes(target, (json.dumps(value, indent=1, sort_keys=True) + "\n").encode("utf-8"))
+    write_bytes_atomically(target, (json.dumps(value, indent=1, sort_keys=True) + "\n").encode("utf-8"))
 
 
 @contextlib.contextmanager
