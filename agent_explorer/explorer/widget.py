@@ -68,7 +68,10 @@ class Explorer(anywidget.AnyWidget):
     two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`,
     which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
     burst of slider moves builds only the newest frame). The line is folded once: its checkpoints carry the
-    snapshot, the effects owed and the hash check, and every panel reads that one fold.
+    snapshot, the effects owed and the hash check, and every panel reads that one fold. `verify` says when that
+    fold runs: True before the widget is returned, whatever the length; "background" on a worker thread (the
+    widget opens at once, "verifying… n%"); "auto" (the default) before returning up to `SYNC_VERIFY_LIMIT`
+    entries and in the background above; False as "auto", checking no hash.
 
     `compare_with` is the machine that recorded the log (when today's differs): divergent indices then show
     the recording's states beside the replay's. `prices={model: {"input": usd, "output": usd}}` (USD per
@@ -104,7 +107,7 @@ class Explorer(anywidget.AnyWidget):
         *,
         store: Any = None,
         thread_id: str | None = None,
-        verify: bool | str = "auto",  # True / "auto" / "background" / False
+        verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
         page_size: int = 100,
         check_version: bool = True,
         prices: Mapping[str, Mapping[str, float]] | None = None,
@@ -124,7 +127,8 @@ class Explorer(anywidget.AnyWidget):
         self.compare_with = compare_with
         self.store = store
         self.thread_id = thread_id
-        lazy = len(entries) > SYNC_VERIFY_LIMIT or verify == "background"
+        # True folds (and verifies) before returning whatever the length; "auto" does so up to SYNC_VERIFY_LIMIT.
+        lazy = verify == "background" or (verify is not True and len(entries) > SYNC_VERIFY_LIMIT)
         timeline = self._open(machine, entries, lazy=lazy, check_version=check_version, verify=verify is not False)
         root = Branch.of_run(machine, timeline, store=store, thread_id=thread_id)
         self._lock = threading.RLock()

@@ -603,3 +603,18 @@ async def test_from_a_postgres_store_inside_a_running_loop(
         close = getattr(store, "aclose", None)
         if close is not None:
             await close()
+
+
+def test_verify_true_verifies_a_long_log_before_returning(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify=True is the synchronous mode whatever the length ("auto" is the one that goes by the length)."""
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    log = record(machine, long_events(200))
+    ex = Explorer(machine, log, verify=True)
+    assert ex._verification.worker is None and ex.line.timeline.built == len(log)
+    assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(log)
+    auto = Explorer(machine, log)
+    assert auto._verification.worker is not None
+    assert auto.wait_verified(timeout=30)["status"] == "ok"
+
