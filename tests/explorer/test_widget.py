@@ -605,6 +605,22 @@ async def test_from_a_postgres_store_inside_a_running_loop(
             await close()
 
 
+def _stalled_fold(monkeypatch: pytest.MonkeyPatch, at: int = 100) -> threading.Event:
+    """A long-log path whose background fold stops once it has folded `at` entries, until the event is set."""
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
+    gate = threading.Event()
+    real_progress = verification_panel.VerificationPanel._progress
+
+    def progress(self: Any, done: int, total: int) -> None:
+        if done >= at:
+            gate.wait(30)
+        real_progress(self, done, total)
+
+    monkeypatch.setattr(verification_panel.VerificationPanel, "_progress", progress)
+    return gate
+
+
 def test_verify_true_verifies_a_long_log_before_returning(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -617,4 +633,28 @@ def test_verify_true_verifies_a_long_log_before_returning(
     auto = Explorer(machine, log)
     assert auto._verification.worker is not None
     assert auto.wait_verified(timeout=30)["status"] == "ok"
+
+
+def test_the_recording_checked_out_after_its_fold_ended_shows_the_final_verification(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving the recording while its fold runs, then coming back once it ended, shows what the fold found (not
+    the "pending" it showed on leaving); the recording's machine comparison is never shown on a branch."""
+    gate = _stalled_fold(monkeypatch)
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log, compare_with=make_machine("2", step=2))
+    assert ex.verification["status"] == "pending"
+    branch = ex.fork(at=5)
+    ex.checkout(branch)
+    assert ex.verification["status"] == "ok" and ex.verification["machines"] is None
+    gate.set()
+    ex.wait_verified(timeout=60)
+    # the fold ended with the branch on view: the branch's chip is untouched, with no machine comparison
+    assert ex.verification["status"] == "ok" and ex.verification["entries"] == 5
+    assert ex.verification["machines"] is None
+    ex.checkout()
+    assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(log)
+    assert ex.verification["machines"]["index"] == 1
+    ex.checkout(branch)
+    assert ex.verification["machines"] is None
 

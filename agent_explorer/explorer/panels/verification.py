@@ -33,22 +33,21 @@ class VerificationPanel(Panel):
         self._lock = lock
         self.compare_with = compare_with
         self._on_summary = on_summary
-        self.summary = VerificationSummary(status="pending")
-        self._machines: dict[str, Any] | None = None
-        self._saved: dict[int, tuple[VerificationSummary, dict[str, Any] | None]] = {}
+        self.summary = VerificationSummary(status="pending")  # of the line on view
+        self._machines: dict[str, Any] | None = None  # the recording's machine comparison, once compared
+        self._failed: VerificationSummary | None = None  # the recording's background fold, when it broke
         self.worker: threading.Thread | None = None
         self._progress_at = time.monotonic()
         view.on_line(self._line_changed)
 
     # -- publishing ------------------------------------------------------------------------------------
 
-    def publish(self, summary: VerificationSummary, machines: dict[str, Any] | None = None) -> None:
+    def publish(self, summary: VerificationSummary) -> None:
+        """Publish the summary of the line on view (with the machine comparison when that is the recording)."""
         with self._lock:
             self.summary = summary
-            if machines is not None:
-                self._machines = machines
             payload: dict[str, Any] = dict(summary.to_json())
-            payload["machines"] = self._machines
+            payload["machines"] = self._machines if self.view.line is self.view.root else None
             self.traits.set("verification", payload)
         if self._on_summary is not None:
             self._on_summary(summary)
@@ -56,6 +55,9 @@ class VerificationPanel(Panel):
     def show_line(self, line: Branch) -> None:
         """Publish what the line's fold has verified (all of it once built)."""
         timeline = line.timeline
+        if line is self.view.root and self._failed is not None:
+            self.publish(self._failed)
+            return
         if not timeline.verifies:
             self.publish(VerificationSummary(status="off"))
             return
@@ -72,7 +74,8 @@ class VerificationPanel(Panel):
     def compare(self) -> None:
         """Where this machine parts from `compare_with` (the machine that recorded the log) on the recording, in
         the notebook's direction: `compare_machines(recorder, today, entries)`, so a change's `before` is the
-        recording's side and `after` the replay's."""
+        recording's side and `after` the replay's. Kept for the recording: shown now if it is on view, else when
+        it is checked out again."""
         if self.compare_with is None:
             return
         try:
@@ -87,7 +90,10 @@ class VerificationPanel(Panel):
             }
         except Exception as error:  # noqa: BLE001
             machines = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
-        self.publish(self.summary, machines)
+        with self._lock:
+            self._machines = machines
+            if self.view.line is self.view.root:
+                self.publish(self.summary)
 
     # -- the background fold -----------------------------------------------------------------------------
 
@@ -113,12 +119,16 @@ class VerificationPanel(Panel):
                 self._progress(timeline.built, total)
                 on_chunk()
             on_done()
-            if self.view.line is self.view.root:
-                self.show_line(self.view.root)
+            with self._lock:  # a branch on view keeps its chip: the recording's is read off its fold on return
+                if self.view.line is self.view.root:
+                    self.show_line(self.view.root)
             self.compare()
         except Exception as error:  # noqa: BLE001 - a thread has no caller to raise to
             on_done()
-            self.publish(VerificationSummary(status="error", message=f"{type(error).__name__}: {error}"))
+            with self._lock:
+                self._failed = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
+                if self.view.line is self.view.root:
+                    self.publish(self._failed)
 
     def _progress(self, done: int, total: int) -> None:
         """Publish the fold's progress at most every 0.5 s (the chip shows a percentage)."""
@@ -140,18 +150,8 @@ class VerificationPanel(Panel):
     # -- lines -------------------------------------------------------------------------------------------
 
     def _line_changed(self, line: Branch) -> None:
-        root = self.view.root
-        if line is not root:
-            # Keep the recording's report (and its machine comparison) for the way back.
-            self._saved.setdefault(id(root), (self.summary, self._machines))
-            self._machines = None
-            self.show_line(line)
-            return
-        saved = self._saved.pop(id(root), None)
-        if saved is not None:
-            self.publish(saved[0], saved[1])
-        else:
-            self.show_line(line)
+        # Read off the line's own fold, the recording's included (its timeline holds what its fold has verified).
+        self.show_line(line)
 
 
 def _name(machine: Any) -> str:
