@@ -143,7 +143,8 @@ class Explorer(anywidget.AnyWidget):
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
-                                   recording=RecordingView(machine, root.entries, compare_with))
+                                   recording=RecordingView(machine, root.entries, compare_with),
+                                   folding=lambda: self._verification.folding)
         self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=self._on_summary)
@@ -170,7 +171,6 @@ class Explorer(anywidget.AnyWidget):
         self.on_msg(self._on_message)
 
         if lazy:
-            self._cursor.building = True
             self._verification.start_background(BUILD_CHUNK, on_chunk=self._cursor.deliver_deferred,
                                                 on_indexes=self._indexes_in_background,
                                                 on_done=self._background_done)
@@ -213,8 +213,6 @@ class Explorer(anywidget.AnyWidget):
                 self._cursor.usage_ready()
 
     def _background_done(self) -> None:
-        with self._lock:
-            self._cursor.building = False
         self._cursor.deliver_deferred(final=True)
 
     # -- a live run -------------------------------------------------------------------------------------------
@@ -236,7 +234,7 @@ class Explorer(anywidget.AnyWidget):
         timeline = self._view.root.timeline
         with self._lock:
             timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
-            if not self._cursor.building:
+            if not self._verification.folding:
                 timeline.build()
             if self._view.line is self._view.root and self._view.usage is not None:
                 self._view.usage.grown()

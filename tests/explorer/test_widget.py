@@ -658,3 +658,20 @@ def test_the_recording_checked_out_after_its_fold_ended_shows_the_final_verifica
     ex.checkout(branch)
     assert ex.verification["machines"] is None
 
+
+def test_the_recording_checked_out_again_during_its_fold_keeps_the_fold_off_the_kernel(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back on the recording while the worker still folds, an index past the fold is a pending frame (drawn when
+    the fold gets there), not a fold of the rest on the kernel thread."""
+    gate = _stalled_fold(monkeypatch)
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log)
+    ex.checkout(ex.fork(at=5))
+    ex.checkout()  # at the recording's last index, far past the stalled fold
+    assert ex.index == len(log) - 1 and ex.frame.get("pending") is True
+    assert ex.line.timeline.built < len(log)
+    gate.set()
+    ex.wait_verified(timeout=60)
+    assert ex.frame["index"] == len(log) - 1 and "pending" not in ex.frame and ex.frame["hash"]["ok"] is True
+

@@ -141,6 +141,11 @@ class VerificationPanel(Panel):
             if current.get("status") == "pending" and self.view.line is self.view.root:
                 self.traits.set("verification", {**current, "progress": done / max(1, total)})
 
+    @property
+    def folding(self) -> bool:
+        """The background fold's worker is running."""
+        return self.worker is not None and self.worker.is_alive()
+
     def wait(self, timeout: float | None = None) -> dict[str, Any]:
         """Block until a background fold finished; returns the `verification` payload."""
         if self.worker is not None:
