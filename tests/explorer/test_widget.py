@@ -675,3 +675,22 @@ def test_the_recording_checked_out_again_during_its_fold_keeps_the_fold_off_the_
     ex.wait_verified(timeout=60)
     assert ex.frame["index"] == len(log) - 1 and "pending" not in ex.frame and ex.frame["hash"]["ok"] is True
 
+
+def test_the_same_divergent_set_again_redraws_nothing(
+    machine: Any, entries: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages: list[int] = []
+    real_page = widget.TablePanel.show_page
+    monkeypatch.setattr(widget.TablePanel, "show_page",
+                        lambda self, offset, *a, **k: pages.append(offset) or real_page(self, offset, *a, **k))
+    Explorer(machine, entries, compare_with=make_machine("2", step=2))
+    assert len(pages) == 1  # the first page, once: a clean log's divergent set never changes
+    ex = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"), compare_with=make_machine("2", step=2))
+    ex.index = 4
+    built: list[int] = []
+    real_build = frames.FrameBuilder.build
+    monkeypatch.setattr(frames.FrameBuilder, "build", lambda self, i: built.append(i) or real_build(self, i))
+    pages.clear()
+    ex._verification.show_line(ex.line)  # the same summary again
+    assert pages == [] and built == []
+    assert ex.table["rows"][4]["divergent"] is True and ex.frame["hash"]["ok"] is False

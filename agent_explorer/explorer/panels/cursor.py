@@ -127,6 +127,8 @@ class CursorPanel(Panel):
     def set_divergent(self, indices: frozenset[int]) -> None:
         """The line's verification found these divergent indices: their frames show the recording's side."""
         with self._lock:
+            if indices == self._frames.divergent:
+                return  # the same: the frame on view is right already
             before, self._frames.divergent = self._frames.divergent, indices
             changed = self.index in before or self.index in indices
         if changed and self._deferred is None:

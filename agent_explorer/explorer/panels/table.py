@@ -81,7 +81,10 @@ class TablePanel(Panel):
                        type_filter, text)
 
     def set_divergent(self, indices: Iterable[int]) -> None:
-        self._divergent = frozenset(indices)
+        divergent = frozenset(indices)
+        if divergent == self._divergent:
+            return  # the same flags: the page on view is right already
+        self._divergent = divergent
         if self.traits.get("table").get("rows"):
             self.refresh()
 
