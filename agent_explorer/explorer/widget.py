@@ -44,12 +44,12 @@ from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import StoreUsage, UsageIndex, UsageLedger, usage_of_store
 
-__all__ = ["BUILD_CHUNK", "SYNC_VERIFY_LIMIT", "Explorer"]
+__all__ = ["SYNC_VERIFY_LIMIT", "Explorer"]
 
 # Up to this many entries the line is folded (and verified) before the widget is returned, so the banner is
-# right at once; above it the widget opens at once and the one fold runs on a worker thread.
+# right at once; above it the widget opens at once and the one fold runs on a worker thread (in the chunks of
+# eventlog/timeline.py's BUILD_CHUNK).
 SYNC_VERIFY_LIMIT = 20_000
-BUILD_CHUNK = 2_000
 
 
 P = TypeVar("P", bound=Panel)
@@ -171,7 +171,7 @@ class Explorer(anywidget.AnyWidget):
         self.on_msg(self._on_message)
 
         if lazy:
-            self._verification.start_background(BUILD_CHUNK, on_chunk=self._cursor.deliver_deferred,
+            self._verification.start_background(on_chunk=self._cursor.deliver_deferred,
                                                 on_indexes=self._indexes_in_background,
                                                 on_done=self._background_done)
         else:

@@ -97,27 +97,30 @@ class VerificationPanel(Panel):
 
     # -- the background fold -----------------------------------------------------------------------------
 
-    def start_background(self, chunk: int, *, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+    def start_background(self, *, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
                          on_done: Callable[[], None]) -> None:
-        """Fold a long line on a worker thread, `chunk` entries at a time (scrubbing waits at most one chunk):
-        checkpoints, ledger and hashes in the one pass; `on_indexes` once the one-pass indexes (usage, type
-        counts) are built, `on_chunk` after each chunk, `on_done` at the end (also on failure)."""
+        """Fold a long line on a worker thread, in `Timeline.build`'s chunks (scrubbing waits at most one chunk):
+        checkpoints, ledger and hashes in the one pass, to the end, entries a followed run appends meanwhile
+        included; `on_indexes` once the one-pass indexes (usage, type counts) are built, `on_chunk` after each
+        chunk, `on_done` at the end (also on failure)."""
         self.publish(VerificationSummary(status="pending" if self.view.root.timeline.verifies else "off"))
-        self.worker = threading.Thread(target=self._background, args=(chunk, on_chunk, on_indexes, on_done),
+        self.worker = threading.Thread(target=self._background, args=(on_chunk, on_indexes, on_done),
                                        name="agent-explorer-fold", daemon=True)
         self.worker.start()
 
-    def _background(self, chunk: int, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+    def _background(self, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
                     on_done: Callable[[], None]) -> None:
         """The worker thread's whole job; nothing may escape it (the view reports what failed)."""
         timeline = self.view.root.timeline
+
+        def chunk_folded(built: int, total: int) -> None:
+            self._progress(built, total)
+            on_chunk()
+
         try:
             on_indexes()
-            total = len(timeline)
-            for until in range(chunk, total + chunk, chunk):
-                timeline.build(min(until, len(timeline) - 1))
-                self._progress(timeline.built, total)
-                on_chunk()
+            while timeline.built < len(timeline):  # a build folds to the end it saw: a followed run may add more
+                timeline.build(progress=chunk_folded)
             on_done()
             with self._lock:  # a branch on view keeps its chip: the recording's is read off its fold on return
                 if self.view.line is self.view.root:
