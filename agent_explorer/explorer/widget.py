@@ -233,9 +233,9 @@ class Explorer(anywidget.AnyWidget):
         may cover several batches. True when the batch diverged: that is shown at once."""
         timeline = self._view.root.timeline
         with self._lock:
-            timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
-            if not self._verification.folding:
-                timeline.build()
+            # Version-checked; folded and verified now (extend folds a caught-up line), else by the background
+            # fold, which folds to the end, this batch included.
+            timeline.extend(batch)
             if self._view.line is self._view.root and self._view.usage is not None:
                 self._view.usage.grown()
             divergent = len(timeline.verification.divergences) if timeline.verifies else 0
