@@ -144,7 +144,7 @@ class Explorer(anywidget.AnyWidget):
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
                                    recording=RecordingView(machine, root.entries, compare_with),
-                                   folding=lambda: self._verification.folding)
+                                   folding=self._folding)
         self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=self._on_summary)
@@ -211,6 +211,9 @@ class Explorer(anywidget.AnyWidget):
                 self._usage.indexes_ready()
                 self._table.types_ready()
                 self._cursor.usage_ready()
+
+    def _folding(self) -> bool:
+        return self._verification.folding
 
     def _background_done(self) -> None:
         self._cursor.deliver_deferred(final=True)
