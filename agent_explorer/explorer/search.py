@@ -21,8 +21,8 @@ from ..errors import AgentError
 from ..eventlog.fold import fold
 
 __all__ = [
-    "SearchHit", "SearchHits", "SearchQuery", "fold_contexts", "hit_marks", "hit_ranges", "parse_path",
-    "search_log", "search_page",
+    "MARKS_CAP", "SearchHit", "SearchHits", "SearchQuery", "fold_contexts", "hit_marks", "hit_ranges", "parse_path",
+    "search_log", "search_page", "thin",
 ]
 
 EXCERPT = 120
@@ -388,10 +388,7 @@ def _type_of(entry: Mapping[str, Any]) -> Any:
 
 
 PAGE = 50
-BACKGROUND_OVER = (
-    50_000  # longer logs are searched on a worker thread when the panel asks
-)
-MARKS_CAP = 2_000
+MARKS_CAP = 2_000  # indices marked on the slider track at most (search hits, table filter matches)
 
 
 def search_page(
@@ -419,8 +416,12 @@ def hit_ranges(hits: Sequence[SearchHit], cap: int = 500) -> list[list[int]]:
 
 def hit_marks(hits: Sequence[SearchHit], cap: int = MARKS_CAP) -> list[int]:
     """Indices to mark on the slider track: every hit's start, evenly thinned to `cap` when there are more."""
-    indices = sorted({hit.index for hit in hits})
+    return thin(sorted({hit.index for hit in hits}), cap)
+
+
+def thin(indices: Sequence[int], cap: int = MARKS_CAP) -> list[int]:
+    """At most `cap` of the sorted `indices`, evenly spread (all of them when there are no more)."""
     if len(indices) <= cap:
-        return indices
+        return list(indices)
     step = len(indices) / cap
     return [indices[int(k * step)] for k in range(cap)]

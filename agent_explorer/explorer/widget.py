@@ -44,12 +44,12 @@ from .recording import RecordingView
 from .search import SearchHits, SearchQuery
 from .usage import StoreUsage, UsageIndex, UsageLedger, usage_of_store
 
-__all__ = ["BUILD_CHUNK", "SYNC_VERIFY_LIMIT", "Explorer"]
+__all__ = ["SYNC_VERIFY_LIMIT", "Explorer"]
 
 # Up to this many entries the line is folded (and verified) before the widget is returned, so the banner is
-# right at once; above it the widget opens at once and the one fold runs on a worker thread.
+# right at once; above it the widget opens at once and the one fold runs on a worker thread (in the chunks of
+# eventlog/timeline.py's BUILD_CHUNK).
 SYNC_VERIFY_LIMIT = 20_000
-BUILD_CHUNK = 2_000
 
 
 P = TypeVar("P", bound=Panel)
@@ -68,7 +68,10 @@ class Explorer(anywidget.AnyWidget):
     two-way (a cell can move the view, a slider move is visible as `explorer.snapshot` / `explorer.entry`,
     which are always current; inside a kernel the drawn `frame` follows on the next event-loop turn, so a
     burst of slider moves builds only the newest frame). The line is folded once: its checkpoints carry the
-    snapshot, the effects owed and the hash check, and every panel reads that one fold.
+    snapshot, the effects owed and the hash check, and every panel reads that one fold. `verify` says when that
+    fold runs: True before the widget is returned, whatever the length; "background" on a worker thread (the
+    widget opens at once, "verifying… n%"); "auto" (the default) before returning up to `SYNC_VERIFY_LIMIT`
+    entries and in the background above; False as "auto", checking no hash.
 
     `compare_with` is the machine that recorded the log (when today's differs): divergent indices then show
     the recording's states beside the replay's. `prices={model: {"input": usd, "output": usd}}` (USD per
@@ -104,7 +107,7 @@ class Explorer(anywidget.AnyWidget):
         *,
         store: Any = None,
         thread_id: str | None = None,
-        verify: bool | str = "auto",  # True / "auto" / "background" / False
+        verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
         page_size: int = 100,
         check_version: bool = True,
         prices: Mapping[str, Mapping[str, float]] | None = None,
@@ -124,7 +127,8 @@ class Explorer(anywidget.AnyWidget):
         self.compare_with = compare_with
         self.store = store
         self.thread_id = thread_id
-        lazy = len(entries) > SYNC_VERIFY_LIMIT or verify == "background"
+        # True folds (and verifies) before returning whatever the length; "auto" does so up to SYNC_VERIFY_LIMIT.
+        lazy = verify == "background" or (verify is not True and len(entries) > SYNC_VERIFY_LIMIT)
         timeline = self._open(machine, entries, lazy=lazy, check_version=check_version, verify=verify is not False)
         root = Branch.of_run(machine, timeline, store=store, thread_id=thread_id)
         self._lock = threading.RLock()
@@ -139,7 +143,8 @@ class Explorer(anywidget.AnyWidget):
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
-                                   recording=RecordingView(machine, root.entries, compare_with))
+                                   recording=RecordingView(machine, root.entries, compare_with),
+                                   folding=self._folding)
         self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
         self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
                                          on_summary=self._on_summary)
@@ -166,8 +171,7 @@ class Explorer(anywidget.AnyWidget):
         self.on_msg(self._on_message)
 
         if lazy:
-            self._cursor.building = True
-            self._verification.start_background(BUILD_CHUNK, on_chunk=self._cursor.deliver_deferred,
+            self._verification.start_background(on_chunk=self._cursor.deliver_deferred,
                                                 on_indexes=self._indexes_in_background,
                                                 on_done=self._background_done)
         else:
@@ -208,9 +212,10 @@ class Explorer(anywidget.AnyWidget):
                 self._table.types_ready()
                 self._cursor.usage_ready()
 
+    def _folding(self) -> bool:
+        return self._verification.folding
+
     def _background_done(self) -> None:
-        with self._lock:
-            self._cursor.building = False
         self._cursor.deliver_deferred(final=True)
 
     # -- a live run -------------------------------------------------------------------------------------------
@@ -231,9 +236,9 @@ class Explorer(anywidget.AnyWidget):
         may cover several batches. True when the batch diverged: that is shown at once."""
         timeline = self._view.root.timeline
         with self._lock:
-            timeline.extend(batch)  # version-checked; folded and verified now unless a background fold runs
-            if not self._cursor.building:
-                timeline.build()
+            # Version-checked; folded and verified now (extend folds a caught-up line), else by the background
+            # fold, which folds to the end, this batch included.
+            timeline.extend(batch)
             if self._view.line is self._view.root and self._view.usage is not None:
                 self._view.usage.grown()
             divergent = len(timeline.verification.divergences) if timeline.verifies else 0

@@ -16,6 +16,7 @@ from agent_explorer.errors import (
     AgentInvalidEventPayloadError,
     AgentMachineVersionMismatchError,
 )
+from agent_explorer.eventlog import timeline as timeline_module
 from agent_explorer.explorer import Explorer, bundle, frames, widget
 from agent_explorer.explorer.panels import verification as verification_panel
 from agent_explorer.explorer.protocol import TRAITS
@@ -221,7 +222,7 @@ def test_long_log_opens_lazily_and_builds_in_the_background(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
-    monkeypatch.setattr(widget, "BUILD_CHUNK", 64)
+    monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 64)
     log = record(machine, long_events(400))
     ex = Explorer(machine, log)
     assert ex.verification["status"] in ("pending", "ok")
@@ -240,7 +241,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
 ) -> None:
     """A drag to the end of a long log right after opening must not block the kernel on the fold."""
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
-    monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
+    monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 50)
     gate = threading.Event()
     real_open = widget.open_line
 
@@ -248,10 +249,14 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
         timeline = real_open(machine, entries, **options)
         real_build = timeline.build
 
-        def build(until: int | None = None) -> int:
-            if until is not None and until >= 150:
-                gate.wait(30)  # the fold stalls at 150 until the test lets it go on
-            return int(real_build(until))
+        def build(until: int | None = None, *, progress: Any = None) -> int:
+            def stalling(built: int, total: int) -> None:
+                if built > 150:
+                    gate.wait(30)  # the fold stalls at 150 until the test lets it go on
+                if progress is not None:
+                    progress(built, total)
+
+            return int(real_build(until, progress=stalling))
 
         timeline.build = build
         return timeline
@@ -450,7 +455,7 @@ def test_background_verification_reports_progress(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
-    monkeypatch.setattr(widget, "BUILD_CHUNK", 10)
+    monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 10)
     moments = iter([0.0, 0.1, 0.7, 0.8, 1.4, 1.5, 2.1, 2.2] + [99.0] * 100)
     monkeypatch.setattr(verification_panel.time, "monotonic", lambda: next(moments))
     published: list[float] = []
@@ -508,13 +513,13 @@ def test_a_failing_background_fold_is_reported_not_raised_in_the_thread(
     machine: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
-    monkeypatch.setattr(widget, "BUILD_CHUNK", 50)
+    monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 50)
     real_open = widget.open_line
 
     def broken_open(machine: Any, entries: Any, **options: Any) -> Any:
         timeline = real_open(machine, entries, **options)
 
-        def build(until: int | None = None) -> int:
+        def build(until: int | None = None, *, progress: Any = None) -> int:
             raise OSError("disk on fire")
 
         timeline.build = build
@@ -603,3 +608,107 @@ async def test_from_a_postgres_store_inside_a_running_loop(
         close = getattr(store, "aclose", None)
         if close is not None:
             await close()
+
+
+def _stalled_fold(monkeypatch: pytest.MonkeyPatch, at: int = 100) -> threading.Event:
+    """A long-log path whose background fold stops once it has folded `at` entries, until the event is set."""
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 50)
+    gate = threading.Event()
+    real_progress = verification_panel.VerificationPanel._progress
+
+    def progress(self: Any, done: int, total: int) -> None:
+        if done >= at:
+            gate.wait(30)
+        real_progress(self, done, total)
+
+    monkeypatch.setattr(verification_panel.VerificationPanel, "_progress", progress)
+    return gate
+
+
+def test_verify_true_verifies_a_long_log_before_returning(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify=True is the synchronous mode whatever the length ("auto" is the one that goes by the length)."""
+    monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
+    log = record(machine, long_events(200))
+    ex = Explorer(machine, log, verify=True)
+    assert ex._verification.worker is None and ex.line.timeline.built == len(log)
+    assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(log)
+    auto = Explorer(machine, log)
+    assert auto._verification.worker is not None
+    assert auto.wait_verified(timeout=30)["status"] == "ok"
+
+
+def test_the_recording_checked_out_after_its_fold_ended_shows_the_final_verification(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving the recording while its fold runs, then coming back once it ended, shows what the fold found (not
+    the "pending" it showed on leaving); the recording's machine comparison is never shown on a branch."""
+    gate = _stalled_fold(monkeypatch)
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log, compare_with=make_machine("2", step=2))
+    assert ex.verification["status"] == "pending"
+    branch = ex.fork(at=5)
+    ex.checkout(branch)
+    assert ex.verification["status"] == "ok" and ex.verification["machines"] is None
+    gate.set()
+    ex.wait_verified(timeout=60)
+    # the fold ended with the branch on view: the branch's chip is untouched, with no machine comparison
+    assert ex.verification["status"] == "ok" and ex.verification["entries"] == 5
+    assert ex.verification["machines"] is None
+    ex.checkout()
+    assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(log)
+    assert ex.verification["machines"]["index"] == 1
+    ex.checkout(branch)
+    assert ex.verification["machines"] is None
+
+
+def test_the_recording_checked_out_again_during_its_fold_keeps_the_fold_off_the_kernel(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Back on the recording while the worker still folds, an index past the fold is a pending frame (drawn when
+    the fold gets there), not a fold of the rest on the kernel thread."""
+    gate = _stalled_fold(monkeypatch)
+    log = record(machine, long_events(300))
+    ex = Explorer(machine, log)
+    ex.checkout(ex.fork(at=5))
+    ex.checkout()  # at the recording's last index, far past the stalled fold
+    assert ex.index == len(log) - 1 and ex.frame.get("pending") is True
+    assert ex.line.timeline.built < len(log)
+    gate.set()
+    ex.wait_verified(timeout=60)
+    assert ex.frame["index"] == len(log) - 1 and "pending" not in ex.frame and ex.frame["hash"]["ok"] is True
+
+
+def test_the_same_divergent_set_again_redraws_nothing(
+    machine: Any, entries: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pages: list[int] = []
+    real_page = widget.TablePanel.show_page
+    monkeypatch.setattr(widget.TablePanel, "show_page",
+                        lambda self, offset, *a, **k: pages.append(offset) or real_page(self, offset, *a, **k))
+    Explorer(machine, entries, compare_with=make_machine("2", step=2))
+    assert len(pages) == 1  # the first page, once: a clean log's divergent set never changes
+    ex = Explorer(machine, tamper(entries, 4, type="NOTE", text="edited"), compare_with=make_machine("2", step=2))
+    ex.index = 4
+    built: list[int] = []
+    real_build = frames.FrameBuilder.build
+    monkeypatch.setattr(frames.FrameBuilder, "build", lambda self, i: built.append(i) or real_build(self, i))
+    pages.clear()
+    ex._verification.show_line(ex.line)  # the same summary again
+    assert pages == [] and built == []
+    assert ex.table["rows"][4]["divergent"] is True and ex.frame["hash"]["ok"] is False
+
+
+def test_entries_a_followed_run_appends_during_the_background_fold_are_folded_by_it(
+    machine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = _stalled_fold(monkeypatch)
+    log = record(machine, long_events(320))
+    ex = Explorer(machine, log[:301])
+    ex._grow(log[301:])  # a batch from the followed thread, while the fold is at 100
+    assert len(ex.line.timeline) == len(log) and ex.line.timeline.built < 301
+    gate.set()
+    assert ex.wait_verified(timeout=60)["status"] == "ok"
+    assert ex.line.timeline.built == len(log) and ex.verification["checked"] == len(log)

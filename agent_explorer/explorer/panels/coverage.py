@@ -37,7 +37,3 @@ class CoveragePanel(Panel):
         source = "store" if store is not None else "logs" if logs is not None else "explorer"
         self.traits.set("coverage_data", {**cov.to_json(), "source": source})
         return cov
-
-    @property
-    def published(self) -> bool:
-        return bool(self.traits.get("coverage_data"))

@@ -24,7 +24,8 @@ __all__ = ["CursorPanel"]
 class CursorPanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("index", "length", "frame")
 
-    def __init__(self, view: View, traits: Traits, *, lock: threading.RLock, recording: RecordingView) -> None:
+    def __init__(self, view: View, traits: Traits, *, lock: threading.RLock, recording: RecordingView,
+                 folding: Callable[[], bool] = lambda: False) -> None:
         super().__init__(view, traits)
         self._lock = lock
         self._recording = recording
@@ -32,10 +33,16 @@ class CursorPanel(Panel):
         self._wanted: int | None = None
         self._scheduled = False
         self._deferred: int | None = None  # an index asked for beyond the background fold, drawn when reached
-        self.building = False  # a background fold has not reached the end of the line yet
+        self._folding = folding  # the recording's background fold is running
         self._moved: list[Callable[[int], None]] = []
         traits.set("length", len(view.entries))
         view.on_line(self._line_changed)
+
+    @property
+    def building(self) -> bool:
+        """The recording is on view and its background fold has not reached its end yet."""
+        root = self.view.root
+        return self.view.line is root and self._folding() and root.timeline.built < len(root.timeline)
 
     @property
     def index(self) -> int:
@@ -120,6 +127,8 @@ class CursorPanel(Panel):
     def set_divergent(self, indices: frozenset[int]) -> None:
         """The line's verification found these divergent indices: their frames show the recording's side."""
         with self._lock:
+            if indices == self._frames.divergent:
+                return  # the same: the frame on view is right already
             before, self._frames.divergent = self._frames.divergent, indices
             changed = self.index in before or self.index in indices
         if changed and self._deferred is None:
@@ -129,7 +138,6 @@ class CursorPanel(Panel):
         # The recording's side is drawn on the recorded line only: a branch's own entries are what-ifs.
         self._frames = FrameBuilder(line, self.view.definition, self.view.usage,
                                     self._recording if line.is_root else None, self.view.prices)
-        self.building = False
         self._deferred = None
         self.traits.set("length", len(line.entries))
 

@@ -14,13 +14,22 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch
-from ..search import SearchHit, SearchHits, SearchQuery, fold_contexts, hit_marks, hit_ranges, search_log, search_page
+from ..search import (
+    MARKS_CAP,
+    SearchHit,
+    SearchHits,
+    SearchQuery,
+    fold_contexts,
+    hit_marks,
+    hit_ranges,
+    search_log,
+    search_page,
+)
 from .base import Handler, Panel, Traits, View
 
 __all__ = ["BACKGROUND_OVER", "SearchPanel"]
 
 BACKGROUND_OVER = 50_000  # longer logs are searched on a worker thread when the panel asks
-MARKS_CAP = 2_000
 
 
 class _Superseded(Exception):

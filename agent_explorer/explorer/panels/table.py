@@ -11,11 +11,10 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 from ..branches import Branch
+from ..search import MARKS_CAP, thin
 from .base import Handler, Panel, Traits, View
 
 __all__ = ["TablePanel"]
-
-MARKS_CAP = 2_000
 
 
 class TablePanel(Panel):
@@ -52,7 +51,7 @@ class TablePanel(Panel):
         table.divergent = self._divergent
         page: dict[str, Any] = dict(table.page(offset, limit or self.view.page_size, type_filter, text))
         hits = table.matches(type_filter, text)
-        page["marks"] = [] if hits is None else _thin(hits, MARKS_CAP)
+        page["marks"] = [] if hits is None else thin(hits, MARKS_CAP)
         self.traits.set("table", page)
 
     def _query(self) -> tuple[str | None, str | None]:
@@ -81,7 +80,10 @@ class TablePanel(Panel):
                        type_filter, text)
 
     def set_divergent(self, indices: Iterable[int]) -> None:
-        self._divergent = frozenset(indices)
+        divergent = frozenset(indices)
+        if divergent == self._divergent:
+            return  # the same flags: the page on view is right already
+        self._divergent = divergent
         if self.traits.get("table").get("rows"):
             self.refresh()
 
@@ -97,10 +99,3 @@ class TablePanel(Panel):
         self._divergent = frozenset()
         self.traits.set("table_types", self.view.table.types())
         self.show_page(0)
-
-
-def _thin(indices: list[int], cap: int) -> list[int]:
-    if len(indices) <= cap:
-        return list(indices)
-    step = len(indices) / cap
-    return [indices[int(k * step)] for k in range(cap)]

@@ -33,22 +33,21 @@ class VerificationPanel(Panel):
         self._lock = lock
         self.compare_with = compare_with
         self._on_summary = on_summary
-        self.summary = VerificationSummary(status="pending")
-        self._machines: dict[str, Any] | None = None
-        self._saved: dict[int, tuple[VerificationSummary, dict[str, Any] | None]] = {}
+        self.summary = VerificationSummary(status="pending")  # of the line on view
+        self._machines: dict[str, Any] | None = None  # the recording's machine comparison, once compared
+        self._failed: VerificationSummary | None = None  # the recording's background fold, when it broke
         self.worker: threading.Thread | None = None
         self._progress_at = time.monotonic()
         view.on_line(self._line_changed)
 
     # -- publishing ------------------------------------------------------------------------------------
 
-    def publish(self, summary: VerificationSummary, machines: dict[str, Any] | None = None) -> None:
+    def publish(self, summary: VerificationSummary) -> None:
+        """Publish the summary of the line on view (with the machine comparison when that is the recording)."""
         with self._lock:
             self.summary = summary
-            if machines is not None:
-                self._machines = machines
             payload: dict[str, Any] = dict(summary.to_json())
-            payload["machines"] = self._machines
+            payload["machines"] = self._machines if self.view.line is self.view.root else None
             self.traits.set("verification", payload)
         if self._on_summary is not None:
             self._on_summary(summary)
@@ -56,6 +55,9 @@ class VerificationPanel(Panel):
     def show_line(self, line: Branch) -> None:
         """Publish what the line's fold has verified (all of it once built)."""
         timeline = line.timeline
+        if line is self.view.root and self._failed is not None:
+            self.publish(self._failed)
+            return
         if not timeline.verifies:
             self.publish(VerificationSummary(status="off"))
             return
@@ -72,7 +74,8 @@ class VerificationPanel(Panel):
     def compare(self) -> None:
         """Where this machine parts from `compare_with` (the machine that recorded the log) on the recording, in
         the notebook's direction: `compare_machines(recorder, today, entries)`, so a change's `before` is the
-        recording's side and `after` the replay's."""
+        recording's side and `after` the replay's. Kept for the recording: shown now if it is on view, else when
+        it is checked out again."""
         if self.compare_with is None:
             return
         try:
@@ -87,38 +90,48 @@ class VerificationPanel(Panel):
             }
         except Exception as error:  # noqa: BLE001
             machines = {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
-        self.publish(self.summary, machines)
+        with self._lock:
+            self._machines = machines
+            if self.view.line is self.view.root:
+                self.publish(self.summary)
 
     # -- the background fold -----------------------------------------------------------------------------
 
-    def start_background(self, chunk: int, *, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+    def start_background(self, *, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
                          on_done: Callable[[], None]) -> None:
-        """Fold a long line on a worker thread, `chunk` entries at a time (scrubbing waits at most one chunk):
-        checkpoints, ledger and hashes in the one pass; `on_indexes` once the one-pass indexes (usage, type
-        counts) are built, `on_chunk` after each chunk, `on_done` at the end (also on failure)."""
+        """Fold a long line on a worker thread, in `Timeline.build`'s chunks (scrubbing waits at most one chunk):
+        checkpoints, ledger and hashes in the one pass, to the end, entries a followed run appends meanwhile
+        included; `on_indexes` once the one-pass indexes (usage, type counts) are built, `on_chunk` after each
+        chunk, `on_done` at the end (also on failure)."""
         self.publish(VerificationSummary(status="pending" if self.view.root.timeline.verifies else "off"))
-        self.worker = threading.Thread(target=self._background, args=(chunk, on_chunk, on_indexes, on_done),
+        self.worker = threading.Thread(target=self._background, args=(on_chunk, on_indexes, on_done),
                                        name="agent-explorer-fold", daemon=True)
         self.worker.start()
 
-    def _background(self, chunk: int, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
+    def _background(self, on_chunk: Callable[[], None], on_indexes: Callable[[], None],
                     on_done: Callable[[], None]) -> None:
         """The worker thread's whole job; nothing may escape it (the view reports what failed)."""
         timeline = self.view.root.timeline
+
+        def chunk_folded(built: int, total: int) -> None:
+            self._progress(built, total)
+            on_chunk()
+
         try:
             on_indexes()
-            total = len(timeline)
-            for until in range(chunk, total + chunk, chunk):
-                timeline.build(min(until, len(timeline) - 1))
-                self._progress(timeline.built, total)
-                on_chunk()
+            while timeline.built < len(timeline):  # a build folds to the end it saw: a followed run may add more
+                timeline.build(progress=chunk_folded)
             on_done()
-            if self.view.line is self.view.root:
-                self.show_line(self.view.root)
+            with self._lock:  # a branch on view keeps its chip: the recording's is read off its fold on return
+                if self.view.line is self.view.root:
+                    self.show_line(self.view.root)
             self.compare()
         except Exception as error:  # noqa: BLE001 - a thread has no caller to raise to
             on_done()
-            self.publish(VerificationSummary(status="error", message=f"{type(error).__name__}: {error}"))
+            with self._lock:
+                self._failed = VerificationSummary(status="error", message=f"{type(error).__name__}: {error}")
+                if self.view.line is self.view.root:
+                    self.publish(self._failed)
 
     def _progress(self, done: int, total: int) -> None:
         """Publish the fold's progress at most every 0.5 s (the chip shows a percentage)."""
@@ -131,6 +144,11 @@ class VerificationPanel(Panel):
             if current.get("status") == "pending" and self.view.line is self.view.root:
                 self.traits.set("verification", {**current, "progress": done / max(1, total)})
 
+    @property
+    def folding(self) -> bool:
+        """The background fold's worker is running."""
+        return self.worker is not None and self.worker.is_alive()
+
     def wait(self, timeout: float | None = None) -> dict[str, Any]:
         """Block until a background fold finished; returns the `verification` payload."""
         if self.worker is not None:
@@ -140,18 +158,8 @@ class VerificationPanel(Panel):
     # -- lines -------------------------------------------------------------------------------------------
 
     def _line_changed(self, line: Branch) -> None:
-        root = self.view.root
-        if line is not root:
-            # Keep the recording's report (and its machine comparison) for the way back.
-            self._saved.setdefault(id(root), (self.summary, self._machines))
-            self._machines = None
-            self.show_line(line)
-            return
-        saved = self._saved.pop(id(root), None)
-        if saved is not None:
-            self.publish(saved[0], saved[1])
-        else:
-            self.show_line(line)
+        # Read off the line's own fold, the recording's included (its timeline holds what its fold has verified).
+        self.show_line(line)
 
 
 def _name(machine: Any) -> str:
