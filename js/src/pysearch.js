@@ -313,7 +313,7 @@ export function hitMarks(hits, cap = MARKS_CAP) {
   return thin([...new Set(hits.map((hit) => hit.index))].sort((a, b) => a - b), cap);
 }
 
-/** search.py / panels/table.py `_thin`: at most `cap` of `indices`, evenly spread.
+/** search.py `thin`: at most `cap` of `indices`, evenly spread.
  * @param {number[]} indices @param {number} cap */
 export function thin(indices, cap = MARKS_CAP) {
   if (indices.length <= cap) return indices;
