@@ -227,6 +227,9 @@ def fold(
     on from its snapshot: how a checkpoint, a cache or a growing log continues without refolding.
     `trace=True` records each transition's microsteps (`Step.trace`) in the same engine call.
     """
+    record = errors == "record"
+    if errors not in ("raise", "record"):  # before anything is folded or yielded
+        raise AgentError(f"errors must be 'raise' or 'record', not {errors!r}.", code="invalid-argument")
     iterator = iter(entries)
     if start is None:
         first = seed(machine, next(iterator, None), check_version=check_version, trace=trace)
@@ -237,9 +240,6 @@ def fold(
     else:
         index, snapshot = start
     machine_id, machine_version = machine.id, machine.version
-    record = errors == "record"
-    if errors not in ("raise", "record"):
-        raise AgentError(f"errors must be 'raise' or 'record', not {errors!r}.", code="invalid-argument")
     # The hot loop: locals only; only the reads of the entry itself are guarded, so an exception from
     # machine code propagates as is (or is recorded).
     for entry in iterator:

@@ -125,6 +125,8 @@ class Timeline:
                 f"checkpoint_every must be a positive int, not {checkpoint_every!r}.", code="invalid-argument"
             )
         check_verify_mode(verify)
+        if errors not in ("raise", "record"):  # a lazy Timeline would only find out at its first fold
+            raise AgentError(f"errors must be 'raise' or 'record', not {errors!r}.", code="invalid-argument")
         every = checkpoint_every or default_checkpoint_interval(len(listed))
         cache_size = cache_size if cache_size is not None else max(4 * every, 1024)
         first = seed(machine, listed[0] if listed else None, check_version=check_version, trace=True)

@@ -146,6 +146,18 @@ def test_an_entry_that_is_not_an_object_is_a_divergence_never_a_pass(machine: An
     assert timeline.fork(4).verification.entries == 4  # a fork past such an entry counts it, without raising
 
 
+def test_a_bad_errors_mode_is_refused_before_anything_is_folded(machine: Any, log: list[dict[str, Any]]) -> None:
+    from agent_explorer.eventlog.fold import fold
+    from agent_explorer.eventlog.timeline import Timeline
+
+    steps = fold(machine, log, errors="bogus")  # type: ignore[arg-type]
+    with pytest.raises(AgentError) as refused:
+        next(steps)  # not the init step first, then the error
+    assert refused.value.code == "invalid-argument"
+    with pytest.raises(AgentError):
+        Timeline(machine, log, lazy=True, errors="bogus")  # type: ignore[arg-type]
+
+
 def test_a_log_cut_mid_flight(machine: Any, log: list[dict[str, Any]], tmp_path: Path) -> None:
     from agent_explorer.eventlog.files import read_log, write_log
 
