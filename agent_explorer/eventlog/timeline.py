@@ -136,6 +136,7 @@ class Timeline:
         work = ledger(machine, first) if ledger is not None else None
         if self._verifier is not None:
             self._verifier.check(first)
+            self._verifier.mark()
         self._start([self._snapshot_bytes(first.snapshot)], [work.copy()] if work is not None else [], first.snapshot,
                     work)
         self._remember(Point.of(first, work.copy() if work is not None else None))
@@ -240,10 +241,13 @@ class Timeline:
             ledger.step(step)
             if step.index % self._ledger_every == 0:
                 self._ledgers.append(ledger.copy())
-        if self._verifier is not None:
-            self._verifier.check(step)
+        verifier = self._verifier
+        if verifier is not None:
+            verifier.check(step)
         if step.index % self._every == 0:
             self._checkpoints.append(self._snapshot_bytes(step.snapshot))
+            if verifier is not None:
+                verifier.mark()  # a fork's counts start here
 
     def _adopt(self, step: Step) -> None:
         """Advance the fold by one step the caller already took from the frontier (a branch's append

@@ -12,6 +12,7 @@ that starts at the edit, while an edited hash shows as exactly one.
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -159,8 +160,8 @@ class Verifier:
     """
 
     __slots__ = (
-        "_hash", "_kept", "_persisted", "_previous_index", "checked", "divergences", "entries", "keep_snapshots",
-        "machine", "strict", "unverified", "usage",
+        "_hash", "_kept", "_marks", "_persisted", "_previous_index", "_tallies", "checked", "divergences", "entries",
+        "keep_snapshots", "machine", "strict", "unverified", "usage",
     )
 
     def __init__(self, machine: Any, *, strict: bool = False, keep_snapshots: int = 1000) -> None:
@@ -173,18 +174,37 @@ class Verifier:
         self._previous_index: Any = None
         self._persisted: dict[str, Any] | None = None
         self._hash: str | None = None
+        # Counts as they stood after some positions (a Timeline marks its checkpoints): a fork counts from the
+        # nearest one below its cut instead of from 0.
+        self._marks: list[int] = []
+        self._tallies: list[tuple[int, int, int, Any]] = []
+
+    def mark(self) -> None:
+        """Remember the counts as they stand now (after the last step checked)."""
+        position = self.entries - 1
+        if not self._marks or self._marks[-1] < position:
+            self._marks.append(position)
+            self._tallies.append((self.checked, self.unverified, self.usage, self._previous_index))
 
     def copy_until(self, entries: Sequence[Mapping[str, Any]], stop: int) -> Verifier:
         """A verifier that has seen exactly `entries[:stop]` of this one's fold (a fork's, at its cut).
 
-        The counts of a prefix are read off the entries themselves (no fold: a hash is checked where one
-        is recorded), and the divergences are this verifier's below the cut.
+        The counts are taken from the last mark below the cut; those of the entries after it are read off
+        the entries themselves (no fold: a hash is checked where one is recorded). The divergences are this
+        verifier's below the cut.
         """
         clone = Verifier(self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots)
         clone.divergences = [d for d in self.divergences if d.index < stop]
         clone._kept = sum(1 for d in clone.divergences if d.persisted_snapshot is not None)
         raised = {d.index for d in clone.divergences if d.kind == "exception"}
-        for position, entry in enumerate(islice(entries, stop)):
+        kept = bisect.bisect_left(self._marks, stop)  # marks at positions < stop
+        clone._marks, clone._tallies = self._marks[:kept], self._tallies[:kept]
+        begin = 0
+        if kept:
+            begin = clone._marks[-1] + 1
+            clone.checked, clone.unverified, clone.usage, clone._previous_index = clone._tallies[-1]
+            clone.entries = begin
+        for position, entry in enumerate(islice(entries, begin, stop), begin):
             clone.entries += 1
             recorded_index = entry.get("index") if isinstance(entry, Mapping) else None
             clone._previous_index = recorded_index if isinstance(recorded_index, int) else None

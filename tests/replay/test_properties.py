@@ -109,6 +109,30 @@ def test_a_forked_timeline_is_the_prefix(sequence: list[dict[str, Any]], data: s
         assert branch.persisted_at(index) == timeline.persisted_at(index)
 
 
+@SETTINGS
+@given(events, st.data())
+def test_a_forked_verifying_timeline_counts_as_verifying_the_prefix_does(
+    sequence: list[dict[str, Any]], data: st.DataObject
+) -> None:
+    """The fork's counts start from the checkpoint below the cut: they must equal a verification of the
+    prefix from scratch, with hashes missing and tampered on either side of a checkpoint."""
+    log = copy.deepcopy(record(MACHINE, sequence))
+    for index in data.draw(st.sets(st.integers(1, max(1, len(log) - 1)), max_size=4)):
+        if index < len(log):
+            if data.draw(st.booleans()):
+                del log[index]["verification"]
+            else:
+                log[index]["verification"]["stateHash"] = "0" * 64
+    timeline = Timeline(MACHINE, log, checkpoint_every=data.draw(st.integers(1, 5)), verify=True, errors="record")
+    timeline.build()
+    cut = data.draw(st.integers(1, len(log)))
+    forked = timeline.fork(cut).verification
+    fresh = verify_log(MACHINE, log[:cut])
+    assert (forked.entries, forked.checked, forked.unverified, forked.usage) == (
+        fresh.entries, fresh.checked, fresh.unverified, fresh.usage)
+    assert [(d.index, d.kind) for d in forked.divergences] == [(d.index, d.kind) for d in fresh.divergences]
+
+
 WORKSPACE = workspace_machine()
 
 
