@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ..canonical import state_hash
 from ..engine.values import value_text
@@ -20,13 +20,13 @@ from .branches import Branch
 from .graph import active_state_ids
 from .pending import pending_at
 from .prices import Prices
-from .protocol import ChildView, EntryView, Frame, HashCheck, PendingFrame
+from .protocol import ChildView, CostView, EntryView, Frame, HashCheck, PendingFrame
 from .recording import RecordingView
 from .usage import UsageIndex
 from .values import path_segments, taken_ids
 from .wire import jsonable
 
-__all__ = ["CHANGED_PATHS_CAP", "CONTEXT_BYTES_CAP", "EVENT_TEXT_CAP", "FrameBuilder", "entry_view"]
+__all__ = ["CHANGED_PATHS_CAP", "CONTEXT_BYTES_CAP", "EVENT_TEXT_CAP", "FrameBuilder", "UsageFields", "entry_view"]
 
 # Caps keep a frame small whatever the run holds: the panel shows a note and Python keeps the full value.
 EVENT_TEXT_CAP = 4_000
@@ -37,6 +37,14 @@ CHANGED_PATHS_CAP = 200
 def _capped_json(value: Any, cap: int) -> tuple[str, bool]:
     text = json.dumps(value, default=str, ensure_ascii=False, indent=1)
     return (text[:cap], True) if len(text) > cap else (text, False)
+
+
+class UsageFields(TypedDict):
+    """A frame's usage totals at its index (None until the usage index exists) and, with prices and some usage,
+    their cost: the frame's `usage` and `cost`."""
+
+    usage: dict[str, Any] | None
+    cost: NotRequired[CostView | None]
 
 
 def entry_view(entry: Mapping[str, Any]) -> EntryView:
@@ -103,9 +111,10 @@ class FrameBuilder:
         frame["children"] = _children(persisted)
         frame["tags"] = sorted(str(t) for t in (getattr(snapshot, "tags", None) or []))
         frame["changed"] = self._changed(index, persisted)
-        frame["usage"] = self.usage.totals_at(index) if self.usage is not None else None
-        if self.prices and frame["usage"]:
-            frame["cost"] = self.prices.cost_of_totals(frame["usage"])
+        usage = self.usage_fields(index)
+        frame["usage"] = usage["usage"]
+        if "cost" in usage:
+            frame["cost"] = usage["cost"]
         frame["hash"] = self._hash(entry, persisted)
         if self.recording is not None and index in self.divergent:
             try:
@@ -140,6 +149,14 @@ class FrameBuilder:
             frame["effects"] = [{"kind": "error", "site": None, "requestId": None, "detail": detail}]
             frame["timers"], frame["inflight"] = [], []
         return frame
+
+    def usage_fields(self, index: int) -> UsageFields:
+        """The frame's `usage` (the totals up to `index`) and, with prices and some usage, its `cost`."""
+        usage = self.usage.totals_at(index) if self.usage is not None else None
+        fields: UsageFields = {"usage": usage}
+        if self.prices and usage:
+            fields["cost"] = self.prices.cost_of_totals(usage)
+        return fields
 
     def _changed(self, index: int, persisted: Mapping[str, Any]) -> list[list[str | int]]:
         if index == 0:

@@ -392,30 +392,25 @@ def running_cost(rows: Sequence[Mapping[str, Any]]) -> float:
 class StoreUsage:
     """`@agent.usage` over the threads of a store: one row per (thread, model), in thread order.
 
-    `to_pandas()` is that table (thread_id, model, records, inputTokens, outputTokens, totalTokens, cost);
-    `by_model()` / `by_thread()` its sums; `totals` the cumulative dict `get_usage_from_events` would give over
-    every thread (`byModel` included); `cost_usd` what the records cost (recorded costs, else `prices`), None
-    when none has a cost or a price. `threads` counts the threads read, `skipped` those of another machine.
+    `to_pandas()` is that table (thread_id, model, records, inputTokens, outputTokens, totalTokens, cost; the
+    records without a model under "(unknown)"); `by_model()` / `by_thread()` its sums; `totals` the sum over
+    every thread of `get_usage_from_events` (every numeric field, `byModel` as it defines it); `cost_usd` what
+    the records cost (recorded costs, else `prices`), None when none has a cost or a price. `threads` counts the
+    threads read, `skipped` those of another machine.
     """
 
     TOKENS = ("inputTokens", "outputTokens", "totalTokens")
 
-    def __init__(self, rows: list[dict[str, Any]], threads: int, skipped: int) -> None:
+    def __init__(self, rows: list[dict[str, Any]], threads: int, skipped: int, totals: Mapping[str, Any]) -> None:
         self.rows = rows
         self.threads = threads
         self.skipped = skipped
+        # The threads' get_usage_from_events summed (over no thread: its result over no entry).
+        self._totals: dict[str, Any] = _combine(get_usage_from_events(()), totals)
 
     @property
     def totals(self) -> dict[str, Any]:
-        totals: dict[str, Any] = {key: 0 for key in self.TOKENS}
-        by_model: dict[str, dict[str, Any]] = {}
-        for row in self.rows:
-            model = by_model.setdefault(row["model"], {key: 0 for key in self.TOKENS})
-            for key in self.TOKENS:
-                totals[key] += row[key]
-                model[key] += row[key]
-        totals["byModel"] = by_model
-        return totals
+        return _combine({}, self._totals)  # a copy, nested objects included
 
     @property
     def cost_usd(self) -> float | None:
@@ -457,20 +452,27 @@ def usage_of_store(
     table = prices if isinstance(prices, Prices) or prices is None else Prices(prices)
     options = {"machine_id": getattr(machine, "id", None), "prices": table}
     rows: list[dict[str, Any]] = []
+    totals: dict[str, Any] = {}
     threads = skipped = 0
-    for _, (batch_rows, read, other) in map_batches(usage_batch, store, None, threads=thread_ids,
-                                                    executor=executor, batch_size=batch_size, options=options):
+    for _, (batch_rows, batch_totals, read, other) in map_batches(
+            usage_batch, store, None, threads=thread_ids, executor=executor, batch_size=batch_size, options=options):
         rows.extend(batch_rows)
+        totals = _combine(totals, batch_totals)
         threads += read
         skipped += other
-    return StoreUsage(rows, threads, skipped)
+    return StoreUsage(rows, threads, skipped, totals)
 
 
-async def usage_batch(context: BatchContext, thread_ids: Sequence[str]) -> tuple[list[dict[str, Any]], int, int]:
-    """The fleet task: (rows per thread and model, threads read, threads skipped) for one batch."""
+async def usage_batch(context: BatchContext, thread_ids: Sequence[str]
+                      ) -> tuple[list[dict[str, Any]], dict[str, Any], int, int]:
+    """The fleet task: (rows per thread and model, the batch's totals, threads read, threads skipped).
+
+    A thread's totals are `get_usage_from_events(entries)` (its `byModel` gives the rows' tokens; what records
+    without a model add is the "(unknown)" row); records and costs are counted alongside, record by record."""
     machine_id = context.options.get("machine_id")
     prices: Prices | None = context.options.get("prices")
     rows: list[dict[str, Any]] = []
+    totals: dict[str, Any] = {}
     read_count = skipped = 0
     async for read in read_threads(context.store, thread_ids):
         if read.error is not None:
@@ -481,22 +483,42 @@ async def usage_batch(context: BatchContext, thread_ids: Sequence[str]) -> tuple
             skipped += 1
             continue
         read_count += 1
-        per_model: dict[str, dict[str, Any]] = {}
-        for entry in entries:
-            event = entry.get("event") or {}
-            if event.get("type") != USAGE_EVENT_TYPE or not isinstance(event.get("usage"), Mapping):
-                continue
-            numbers = _flat_numbers(event["usage"])
-            if "totalTokens" not in numbers:
-                numbers["totalTokens"] = numbers.get("inputTokens", 0) + numbers.get("outputTokens", 0)
-            model = str(event.get("model") or "(unknown)")
-            row = per_model.setdefault(model, {"thread_id": read.thread_id, "model": model, "records": 0,
-                                               **{key: 0 for key in StoreUsage.TOKENS}, "cost": None})
-            row["records"] += 1
-            for key in StoreUsage.TOKENS:
-                row[key] += numbers.get(key) or 0
-            cost = record_cost(numbers, model, prices)
-            if cost is not None:
-                row["cost"] = (row["cost"] or 0.0) + cost
-        rows.extend(per_model.values())
-    return rows, read_count, skipped
+        usage = get_usage_from_events(entries)
+        totals = _combine(totals, usage)
+        rows.extend(_thread_rows(read.thread_id, entries, usage, prices))
+    return rows, totals, read_count, skipped
+
+
+_UNKNOWN_MODEL = "(unknown)"
+
+
+def _thread_rows(thread_id: str, entries: Sequence[Mapping[str, Any]], usage: Mapping[str, Any],
+                 prices: Prices | None) -> list[dict[str, Any]]:
+    """One row per model of a thread: its tokens from `usage` (the thread's `get_usage_from_events`), its records
+    and cost counted here."""
+    by_model: Mapping[str, Mapping[str, Any]] = usage["byModel"]
+    per_model: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        event = entry.get("event")
+        if not isinstance(event, Mapping) or event.get("type") != USAGE_EVENT_TYPE \
+                or not isinstance(event.get("usage"), Mapping):
+            continue
+        model = event.get("model")
+        name = model if isinstance(model, str) and model in by_model else _UNKNOWN_MODEL
+        row = per_model.get(name)
+        if row is None:
+            row = per_model[name] = {"thread_id": thread_id, "model": name, "records": 0,
+                                     **{key: 0 for key in StoreUsage.TOKENS}, "cost": None}
+        row["records"] += 1
+        numbers = _flat_numbers(event["usage"])
+        if "totalTokens" not in numbers:
+            numbers["totalTokens"] = numbers.get("inputTokens", 0) + numbers.get("outputTokens", 0)
+        cost = record_cost(numbers, name, prices)
+        if cost is not None:
+            row["cost"] = (row["cost"] or 0.0) + cost
+    for name, row in per_model.items():
+        for key in StoreUsage.TOKENS:
+            row[key] = by_model[name].get(key, 0) if name in by_model else 0
+            if name == _UNKNOWN_MODEL:  # what the records without a model add to the thread's totals
+                row[key] += usage.get(key, 0) - sum(model.get(key, 0) for model in by_model.values())
+    return list(per_model.values())

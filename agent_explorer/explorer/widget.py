@@ -256,16 +256,31 @@ class Explorer(anywidget.AnyWidget):
             if length == shown or view.line is not root:
                 return  # nothing new, or a branch is on view (checking the recording out shows all of it)
             at_tail = self.index >= shown - 1
+            if not at_tail:
+                self._arrived_past_cursor += length - shown
+        if not at_tail:
+            self._live.new_entries(self._arrived_past_cursor)
+        self._show_grown(length - 1 if at_tail else None)
+
+    def _show_grown(self, index: int | None) -> None:
+        """The line on view grew (a followed recording, an append on the branch on view): every view catches up
+        with its new entries and keeps what it holds of the line (page, search hits, comparison), unlike a line
+        switch. `index`: where the cursor goes (None: it stays)."""
+        view = self._view
+        with self._lock:
+            line = view.line
             if view.usage is not None:
+                view.usage.grown()  # idempotent: a followed batch was indexed as it arrived
                 self._usage.indexes_ready()
             self._table.types_ready()
             self._cursor.grown()
-        self._verification.show_line(root)
-        if at_tail:
-            self.index = length - 1
-        else:
-            self._arrived_past_cursor += length - shown
-            self._live.new_entries(self._arrived_past_cursor)
+            self._lineage.draw()  # the tree shows each line's length
+        self._verification.show_line(line)
+        if index is not None:
+            if self.index == index:
+                self._cursor.redraw()
+            else:
+                self.index = index
         self._table.refresh()
 
     def _jump_to_tail(self) -> None:
@@ -381,13 +396,17 @@ class Explorer(anywidget.AnyWidget):
     def checkout(self, branch: Branch | None = None, *, index: int | None = None) -> Branch:
         """View `branch` (None: the recording) in this widget, at `index` (default: its last entry).
 
-        Every panel follows the line: chart, slider, table, usage, verification. The lines themselves are
-        untouched; forks and the composer then work on the line on view.
+        Every panel follows the line: chart, slider, table, usage, verification. The line already on view is not
+        switched: its views catch up with what was appended and keep their page, search hits and comparison. The
+        lines themselves are untouched; forks and the composer then work on the line on view.
         """
         with self._lock:
+            shown = self._view.line
             line = self._lineage.checkout(branch)
         target = len(line.entries) - 1 if index is None else index
-        if self.index == target:
+        if line is shown:
+            self._show_grown(target)  # no switch: the line on view may have grown (the composer appended to it)
+        elif self.index == target:
             self._cursor.redraw()
         else:
             self.index = target

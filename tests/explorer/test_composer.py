@@ -109,3 +109,26 @@ def test_the_widget_protocol(ex: Explorer) -> None:
     assert ex.composer["index"] == 8 and ex.composer["appendsTo"] == "fork-1"
     ex._on_message(ex, {"kind": "compose-send", "event": {"type": "APPROVE"}, "nonce": 6}, [])
     assert ex.composer["check"]["ok"] is False and ex.composer["check"]["nonce"] == 6
+
+
+def test_composing_on_the_branch_on_view_grows_it_without_a_line_switch(ex: Explorer) -> None:
+    ex.index = 7
+    ex.compose({"type": "APPROVE", "approver": "kim"})  # forks the recording: a line switch
+    branch = ex.line
+    ex.compare(ex.branches().root)
+    hits = ex.search("APPROVE")
+    assert len(hits) >= 1 and ex.search_results and ex.comparison
+    search_results, comparison, verification = ex.search_results, ex.comparison, ex.verification
+    table_offset = ex.table["offset"]
+    again = ex.compose({"type": "xstate.done.actor.issueRefund", "output": {"refundId": "RF-1"}})
+    # an append on the line on view is growth, not a switch: what the panels hold of the line survives
+    assert ex.line is branch and ex.search_results == search_results and ex.comparison == comparison
+    assert list(ex.search_hits) == list(hits) and ex.table["offset"] >= table_offset
+    # ...and every view caught up with the new entry, the cursor on it as before
+    assert ex.index == again.index == len(branch.entries) - 1 and ex.length == len(branch.entries)
+    assert ex.frame["index"] == again.index and ex.frame["valueText"] == "replying"
+    assert ex.table["query"]["text"] == "APPROVE", "the table keeps the search's filter"
+    assert dict(map(tuple, ex.table_types)).get("xstate.done.actor.issueRefund") == 1
+    assert verification["status"] == ex.verification["status"]
+    assert ex._view.usage is not None and ex._view.usage.entries is branch.entries
+    assert [n["length"] for n in ex.lineage["nodes"] if n["id"] == branch.name] == [len(branch.entries)]

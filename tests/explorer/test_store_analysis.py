@@ -123,3 +123,39 @@ def test_a_thread_that_cannot_be_folded_is_named(tmp_path: Path) -> None:
     with pytest.raises(AgentError) as missing:
         coverage_of_store(f"sqlite:///{tmp_path}/missing.db", support_agent)
     assert missing.value.code == "file-not-found" and not (tmp_path / "missing.db").exists()
+
+
+def test_store_usage_totals_are_get_usage_from_events_summed_over_the_threads(tmp_path: Path) -> None:
+    """Every numeric usage field (nested ones too), and byModel exactly as the log package defines it."""
+    def enriched(entries: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+        out = []
+        for n, entry in enumerate(entries):
+            event = entry["event"]
+            if event["type"] == "@agent.usage":
+                usage = {**event["usage"], "reasoningTokens": seed + n, "inputTokenDetails": {"cacheReadTokens": n}}
+                event = {**event, "usage": usage}
+                if n == 3:  # a record without a model, and without totalTokens (derived: input + output)
+                    event = {k: v for k, v in event.items() if k != "model"}
+                    event["usage"] = {k: v for k, v in usage.items() if k != "totalTokens"}
+            out.append({**entry, "event": event})
+        return out
+
+    logs = {name: enriched(read_log(LOGS / f"{name}.jsonl"), seed) for seed, name in enumerate(SUPPORT[:3])}
+
+    async def build() -> None:
+        store = SqliteEventLogStore(tmp_path / "usage.db")
+        try:
+            for name, entries in logs.items():
+                await store.append(thread_id=name, expected_index=0, entries=entries)
+        finally:
+            await store.aclose()
+
+    asyncio.run(build())
+    report = usage_of_store(f"sqlite:///{tmp_path}/usage.db", machine=support_agent, prices=PRICES)
+    expected = get_usage_from_events(entry for entries in logs.values() for entry in entries)
+    assert expected["reasoningTokens"] > 0 and expected["inputTokenDetails"]["cacheReadTokens"] > 0
+    assert report.totals == expected
+    assert "(unknown)" not in report.totals["byModel"]
+    records = sum(1 for entries in logs.values() for e in entries if e["event"]["type"] == "@agent.usage")
+    assert sum(row["records"] for row in report.rows) == records, "the rows still count every record"
+    assert sum(row["totalTokens"] for row in report.rows) == expected["totalTokens"]

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 from ...errors import AgentError
 from ..branches import AppendResult, Branch, validate_event
 from ..composer import composer_payload, dry_run
+from ..pending import pending_at
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 from .lineage import LineagePanel
@@ -42,7 +43,7 @@ class ComposerPanel(Panel):
         try:
             point = line.timeline.point_at(index, traced=False)
             self.traits.set("composer", composer_payload(
-                self.view.machine, point.snapshot, line.pending(index), index=index, line=line.name,
+                self.view.machine, point.snapshot, pending_at(point), index=index, line=line.name,
                 last=not line.is_root and index == len(line.entries) - 1,
             ))
         except Exception as error:  # noqa: BLE001 - the panel says what broke; the explorer stays usable
@@ -52,7 +53,8 @@ class ComposerPanel(Panel):
         at = self._cursor() if at is None else at
         line = self.view.line
         # Refused events must not leave an empty fork behind: validate against the state at `at` first.
-        validate_event(self.view.machine, line.timeline.state_at(at), event, line.pending(at))
+        point = line.timeline.point_at(at, traced=False)
+        validate_event(self.view.machine, point.snapshot, event, pending_at(point))
         if line.is_root or at != len(line.entries) - 1:
             line = self.lineage.fork(at + 1)
         result = line.append(event)
@@ -65,9 +67,9 @@ class ComposerPanel(Panel):
 
     def _on_check(self, content: Mapping[str, Any]) -> None:
         index = self._cursor()
-        line = self.view.line
         event = content.get("event")
-        check = dry_run(self.view.machine, line.timeline.state_at(index), line.pending(index), event)
+        point = self.view.line.timeline.point_at(index, traced=False)
+        check = dry_run(self.view.machine, point.snapshot, pending_at(point), event)
         self.traits.set("composer", {**self.traits.get("composer"), "check": {**check, "nonce": content.get("nonce")}})
 
     def _on_send(self, content: Mapping[str, Any]) -> None:

@@ -114,10 +114,7 @@ class CursorPanel(Panel):
             self._frames.usage = self.view.usage
             frame = dict(self.traits.get("frame"))
             if self._deferred is None and frame.get("index") == self.index and "usage" in frame:
-                usage = self.view.usage
-                frame["usage"] = usage.totals_at(self.index) if usage is not None else None
-                if self.view.prices and frame["usage"]:
-                    frame["cost"] = self.view.prices.cost_of_totals(frame["usage"])
+                frame.update(self._frames.usage_fields(self.index))
                 self.traits.set("frame", frame)
 
     def grown(self) -> None:

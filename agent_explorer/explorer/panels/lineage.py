@@ -65,7 +65,8 @@ class LineagePanel(Panel):
         line = self.view.root if branch is None else branch
         if line is not self.view.root and line not in self.view.root.descendants():
             raise AgentError(f"{line!r} is not a branch of this explorer", code="invalid-argument")
-        self.view.show(line)
+        if line is not self.view.line:  # the line on view is not switched to again (the explorer catches it up)
+            self.view.show(line)
         return line
 
     def _on_checkout(self, content: Mapping[str, Any]) -> None:
