@@ -76,6 +76,8 @@ export class GraphPanel {
     this.litLines = [];
     this.box = null; // the whole chart [x, y, w, h] in chart points
     this.boxes = new Map(); // element -> its box [x, y, w, h] in chart points, measured once per drawing
+    this.last = null; // the last highlight's [active, taken], re-applied to each new drawing
+    this.layers = []; // callbacks re-applying other layers (recording) to each new drawing
     this.view = null; // the part on view (the SVG's viewBox)
     this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
     this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
@@ -135,6 +137,10 @@ export class GraphPanel {
     this.nodes.clear();
     this.edges.clear();
     this.boxes.clear();
+    this.lit = [];
+    this.litLines = [];
+    this.view = null; // the old drawing's view means nothing here: initialView picks this one's
+    this.wantsFocus = false;
     this.lines = graph.lines || {};
     const byId = (id) => svg.querySelector(`[id="${CSS.escape(id)}"]`);
     for (const [stateId, svgId] of Object.entries(graph.nodes || {})) {
@@ -147,7 +153,8 @@ export class GraphPanel {
     }
     this.minimap.draw(svg, this.box);
     replace(this.stage, svg);
-    if (this.pending) this.highlight(...this.pending);
+    if (this.last) this.highlight(...this.last);
+    for (const layer of this.layers) layer();
     this.initialView();
   }
 
@@ -287,10 +294,8 @@ export class GraphPanel {
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
   highlight(active, taken) {
-    if (!this.svg) {
-      this.pending = [active, taken];
-      return;
-    }
+    this.last = [active, taken]; // draw() re-applies it to a new drawing
+    if (!this.svg) return;
     for (const el of this.lit) el.classList.remove("active", "taken");
     for (const el of this.litLines) el.classList.remove("taken-line");
     this.lit = [];
@@ -318,6 +323,11 @@ export class GraphPanel {
     this.minimap.mark(states);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
+  }
+
+  /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart). */
+  onDrawn(apply) {
+    this.layers.push(apply);
   }
 
   setView(box) {
