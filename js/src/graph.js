@@ -75,6 +75,9 @@ export class GraphPanel {
     this.lines = {}; // transition id -> the line naming it on a state's shared self-loop
     this.litLines = [];
     this.box = null; // the whole chart [x, y, w, h] in chart points
+    this.boxes = new Map(); // element -> its box [x, y, w, h] in chart points, measured once per drawing
+    this.last = null; // the last highlight's [active, taken], re-applied to each new drawing
+    this.layers = []; // callbacks re-applying other layers (recording) to each new drawing
     this.view = null; // the part on view (the SVG's viewBox)
     this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
     this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
@@ -133,6 +136,11 @@ export class GraphPanel {
     this.userView = false;
     this.nodes.clear();
     this.edges.clear();
+    this.boxes.clear();
+    this.lit = [];
+    this.litLines = [];
+    this.view = null; // the old drawing's view means nothing here: initialView picks this one's
+    this.wantsFocus = false;
     this.lines = graph.lines || {};
     const byId = (id) => svg.querySelector(`[id="${CSS.escape(id)}"]`);
     for (const [stateId, svgId] of Object.entries(graph.nodes || {})) {
@@ -145,7 +153,8 @@ export class GraphPanel {
     }
     this.minimap.draw(svg, this.box);
     replace(this.stage, svg);
-    if (this.pending) this.highlight(...this.pending);
+    if (this.last) this.highlight(...this.last);
+    for (const layer of this.layers) layer();
     this.initialView();
   }
 
@@ -194,6 +203,7 @@ export class GraphPanel {
         if (room > 0 && text.getComputedTextLength() > room) {
           text.setAttribute("textLength", room.toFixed(1));
           text.setAttribute("lengthAdjust", "spacingAndGlyphs");
+          this.boxes.clear(); // a label got narrower: measure the boxes afresh
         }
       }
     }
@@ -207,21 +217,37 @@ export class GraphPanel {
     return Math.min(w / this.box[2], hgt / this.box[3]);
   }
 
-  /** Box of elements in the chart's own coordinates (the viewBox space). */
+  /** Box of elements in the chart's own coordinates (the viewBox space). Each element is measured once per
+   *  drawing (boxes), since moving the viewBox does not move anything in chart coordinates: following the
+   *  active states on each slider step only compares numbers, never forces a layout. */
   boxOf(els) {
-    const ctm = this.svg?.getScreenCTM();
-    if (!ctm || !els.length) return null;
-    const inverse = ctm.inverse();
+    if (!this.svg || !els.length) return null;
+    if (els.some((el) => !this.boxes.has(el))) this.measure(els);
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
     for (const el of els) {
+      const b = this.boxes.get(el);
+      if (!b) continue; // not laid out (hidden tab, collapsed output): measured again when next needed
+      x0 = Math.min(x0, b[0]); y0 = Math.min(y0, b[1]); x1 = Math.max(x1, b[0] + b[2]); y1 = Math.max(y1, b[1] + b[3]);
+    }
+    return Number.isFinite(x0) ? [x0, y0, x1 - x0, y1 - y0] : null;
+  }
+
+  /** Measure every state's box (and `extra`'s) in chart coordinates in one pass: one layout at most. */
+  measure(extra = []) {
+    const ctm = this.svg?.getScreenCTM();
+    if (!ctm) return;
+    const inverse = ctm.inverse();
+    for (const el of new Set([...this.nodes.values(), ...extra])) {
+      if (this.boxes.has(el)) continue;
       const r = el.getBoundingClientRect();
-      if (!r.width && !r.height) continue; // not laid out (hidden tab, collapsed output)
+      if (!r.width && !r.height) continue; // not laid out: leave it unmeasured
+      let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
       for (const [sx, sy] of [[r.left, r.top], [r.right, r.bottom]]) {
         const p = new DOMPoint(sx, sy).matrixTransform(inverse);
         x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y);
       }
+      this.boxes.set(el, [x0, y0, x1 - x0, y1 - y0]);
     }
-    return Number.isFinite(x0) ? [x0, y0, x1 - x0, y1 - y0] : null;
   }
 
   /** The active states' box (atomic ones when there are any), null when nothing can be measured. */
@@ -268,10 +294,8 @@ export class GraphPanel {
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
   highlight(active, taken) {
-    if (!this.svg) {
-      this.pending = [active, taken];
-      return;
-    }
+    this.last = [active, taken]; // draw() re-applies it to a new drawing
+    if (!this.svg) return;
     for (const el of this.lit) el.classList.remove("active", "taken");
     for (const el of this.litLines) el.classList.remove("taken-line");
     this.lit = [];
@@ -299,6 +323,11 @@ export class GraphPanel {
     this.minimap.mark(states);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
+  }
+
+  /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart). */
+  onDrawn(apply) {
+    this.layers.push(apply);
   }
 
   setView(box) {

@@ -7,11 +7,15 @@
 import { h } from "./dom.js";
 
 export class RecordingLayer {
-  /** @param {{nodes: Map<string, Element>}} graph the drawn chart (its state id -> node element map) */
+  /** @param {{nodes: Map<string, Element>, onDrawn: (apply: () => void) => void}} graph the drawn chart (its state
+   *  id -> node element map), which calls back after each drawing so the last frame is marked on the new one */
   constructor(graph) {
     this.graph = graph;
     /** @type {Element[]} */
     this.lit = [];
+    /** @type {import("./protocol").Traits["frame"] | null} the frame last drawn */
+    this.frame = null;
+    graph.onDrawn(() => this.draw(this.frame));
     this.why = h("span", { class: "ae-muted", "data-testid": "legend-why" });
     this.legend = h(
       "div",
@@ -22,8 +26,9 @@ export class RecordingLayer {
     );
   }
 
-  /** @param {import("./protocol").Traits["frame"]} frame */
+  /** @param {import("./protocol").Traits["frame"] | null} frame */
   draw(frame) {
+    this.frame = frame;
     for (const el of this.lit) el.classList.remove("recording");
     this.lit = [];
     const side = frame && frame.recording;

@@ -1,7 +1,7 @@
 // @ts-check
 // The marks on the slider's track: divergent runs (verification), search hits (a density strip when they
 // would overlap), the table filter's hits, and fork points of the line on view. Each set comes from the
-// traitlet of the panel that owns it.
+// traitlet of the panel that owns it, in a layer of its own that only that traitlet (or the length) redraws.
 
 import { h, replace } from "./dom.js";
 
@@ -37,32 +37,81 @@ export function mountTrack(ctx) {
     })] : []));
   }
 
-  function draw() {
-    const n = Math.max(1, ctx.last());
-    const v = model.get("verification");
-    const search = model.get("search_results");
-    const table = model.get("table");
-    const lineage = model.get("lineage");
-    /** @type {HTMLElement[]} */
-    const items = [];
-    for (const [a, b] of v.ranges || []) {
-      items.push(h("span", { class: "ae-mark divergent", style: `left:${left(a, n)};width:max(2px, ${((b - a) / n) * 100}%)`, title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` }));
-    }
-    for (const [a, b] of search.ranges || []) items.push(h("span", { class: "ae-mark hit-range", style: `left:${left(a, n)};width:max(2px, ${((b - a) / n) * 100}%)`, title: `context matches: ${a}–${b}` }));
-    items.push(...points(search.marks || [], n, "hit", "search hit"));
-    items.push(...points(table.marks || [], n, "hit filter", "filter hit"));
-    for (const f of lineage.forks || []) items.push(h("span", { class: "ae-mark fork", style: `left:${left(f, n)}`, title: `fork after ${f}` }));
-    const held = /** @type {{ window?: [number, number] }} */ (model).window;
-    if (held) {
-      // A static export of part of the log: shade what the page does not hold, so the slider's snap back is expected.
-      const [a, b] = held;
-      if (a > 0) items.push(h("span", { class: "ae-mark outside", style: `left:0;width:${left(a, n)}`, title: `indices 0–${a - 1}: not in this export` }));
-      if (b < n) items.push(h("span", { class: "ae-mark outside", style: `left:${left(b, n)};width:${((n - b) / n) * 100}%`, title: `indices ${b + 1}–${n}: not in this export` }));
-    }
-    replace(el, items);
+  /** @param {number} a @param {number} b @param {number} n */
+  const span = (a, b, n) => `left:${left(a, n)};width:max(2px, ${((b - a) / n) * 100}%)`;
+
+  /**
+   * One layer per source, each redrawn only when its own trait (or the track's length) changes, and then only
+   * when its marks differ from the ones last drawn: the table is re-sent on every page turn, the search results
+   * on every progress tick, and a long run has thousands of marks. Layer order is paint order.
+   * @type {Record<string, {events: string[], marks: () => unknown, build: (marks: any, n: number) => HTMLElement[]}>}
+   */
+  const sources = {
+    divergent: {
+      events: ["change:verification"],
+      marks: () => model.get("verification").ranges || [],
+      build: (/** @type {[number, number][]} */ ranges, n) => ranges.map(([a, b]) => h("span", { class: "ae-mark divergent", style: span(a, b, n), title: a === b ? `divergent: ${a}` : `divergent: ${a}–${b}` })),
+    },
+    search: {
+      events: ["change:search_results"],
+      marks: () => {
+        const search = model.get("search_results");
+        return [search.ranges || [], search.marks || []];
+      },
+      build: (/** @type {[[number, number][], number[]]} */ [ranges, marks], n) => [
+        ...ranges.map(([a, b]) => h("span", { class: "ae-mark hit-range", style: span(a, b, n), title: `context matches: ${a}–${b}` })),
+        ...points(marks, n, "hit", "search hit"),
+      ],
+    },
+    filter: {
+      events: ["change:table"],
+      marks: () => model.get("table").marks || [],
+      build: (/** @type {number[]} */ marks, n) => points(marks, n, "hit filter", "filter hit"),
+    },
+    forks: {
+      events: ["change:lineage"],
+      marks: () => model.get("lineage").forks || [],
+      build: (/** @type {number[]} */ forks, n) => forks.map((f) => h("span", { class: "ae-mark fork", style: `left:${left(f, n)}`, title: `fork after ${f}` })),
+    },
+    window: {
+      events: [],
+      marks: () => /** @type {{ window?: [number, number] }} */ (model).window || null,
+      build: (/** @type {[number, number] | null} */ held, n) => {
+        if (!held) return [];
+        // A static export of part of the log: shade what the page does not hold, so the slider's snap back is expected.
+        const [a, b] = held;
+        const items = [];
+        if (a > 0) items.push(h("span", { class: "ae-mark outside", style: `left:0;width:${left(a, n)}`, title: `indices 0–${a - 1}: not in this export` }));
+        if (b < n) items.push(h("span", { class: "ae-mark outside", style: `left:${left(b, n)};width:${((n - b) / n) * 100}%`, title: `indices ${b + 1}–${n}: not in this export` }));
+        return items;
+      },
+    },
+  };
+  /** @type {Record<string, HTMLElement>} */
+  const layers = {};
+  /** @type {Record<string, string>} what each layer last drew (its marks and the track's length), as JSON */
+  const drawn = {};
+  for (const name of Object.keys(sources)) {
+    layers[name] = h("span", { class: "ae-track-layer", dataset: { layer: name } });
+    el.appendChild(layers[name]);
   }
 
-  for (const name of ["change:verification", "change:search_results", "change:table", "change:lineage", "change:length"]) ctx.on(name, draw);
+  /** @param {string} name */
+  function drawLayer(name) {
+    const n = Math.max(1, ctx.last());
+    const marks = sources[name].marks();
+    const key = JSON.stringify([n, marks]);
+    if (drawn[name] === key) return;
+    drawn[name] = key;
+    replace(layers[name], sources[name].build(marks, n));
+  }
+
+  function draw() {
+    for (const name of Object.keys(sources)) drawLayer(name);
+  }
+
+  for (const [name, source] of Object.entries(sources)) for (const event of source.events) ctx.on(event, () => drawLayer(name));
+  ctx.on("change:length", draw); // every mark's position is a share of the length
   draw();
   return { el, draw };
 }

@@ -107,11 +107,9 @@ function render({ model, el }) {
   drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex);
   header.drawPosition(model.get("index"));
   drawFrame();
+  // The chart re-applies the last highlight and the recording layer to each drawing itself.
   graph.draw(model.get("graph")).then(() => {
     coverage.draw();
-    const f = model.get("frame");
-    graph.highlight(f.active || [], f.taken || []);
-    recording.draw(f);
     root.dataset.ready = "true";
   });
 

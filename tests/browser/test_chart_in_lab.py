@@ -293,6 +293,21 @@ def test_a_chart_too_large_to_read_whole_opens_on_its_active_state_with_an_overv
     expect(minimap).to_be_hidden()
     root.get_by_role("button", name="Zoom in").click()
     expect(minimap).to_be_visible()
+    # scrubbing far away: the view follows the active state (its box measured once, compared on each step)
+    for _ in range(3):
+        root.get_by_role("button", name="Zoom in").click()
+    for index, name in ((0, "step0"), (20, "step20")):
+        before = str(svg.get_attribute("viewBox"))
+        explorer_tests.slide_to(root, index)
+        root.page.wait_for_function(
+            "([root, name]) => root.querySelector('svg.ae-svg g.node.active text')?.textContent === name",
+            arg=[root.element_handle(), name],
+            timeout=10_000,
+        )
+        moved = dict(root.evaluate(GEOMETRY))
+        lit = [n for n in moved["rest"] if n["labels"] and n["labels"][0]["text"] == name]
+        assert lit and inside(lit[0]["shape"], moved["stage"]), f"{name} is in view after the slide"
+        assert str(svg.get_attribute("viewBox")) != before, f"the view moved to {name}"
 
 
 CURRENT_ROW_IN_VIEW = """(root) => {
