@@ -114,6 +114,7 @@ class _FirstLook:
 
     threads: int = 0
     machines: dict[str, _Machine] = field(default_factory=dict)
+    unreadable: BaseException | None = None
 
 
 @dataclass
@@ -140,7 +141,8 @@ async def _first_look(url: str, *, heads: bool) -> _FirstLook:
             for info in page if heads else ():
                 try:
                     head = list(await store.read(info.thread_id, 0, 1))
-                except AgentError:
+                except Exception as error:  # noqa: BLE001 - a malformed row stays one thread's error row, later
+                    look.unreadable = look.unreadable or error
                     continue
                 machine_id = head[0].get("machineId") if head and isinstance(head[0], dict) else None
                 if not isinstance(machine_id, str):
@@ -148,6 +150,8 @@ async def _first_look(url: str, *, heads: bool) -> _FirstLook:
                 seen = look.machines.setdefault(machine_id, _Machine(0, head))
                 seen.threads += 1
             if len(page) < PAGE_SIZE:
+                if not look.machines and look.unreadable is not None:
+                    raise look.unreadable  # no head could be read at all: the store's own failure, said as is
                 return look
     finally:
         await store.aclose()

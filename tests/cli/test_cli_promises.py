@@ -286,6 +286,22 @@ def test_all_threads_of_one_machine_still_needs_no_flag(sample_logs: Path, tmp_p
     assert "; 0 skipped (recorded by another machine)" in out
 
 
+def test_a_thread_whose_head_cannot_be_read_stays_an_error_row(sample_logs: Path, tmp_path: Path,
+                                                                capsys: Any) -> None:
+    """The machine scan skips a row written outside the package; the verification reports it, as before."""
+    import sqlite3
+
+    path = tmp_path / "hurt.db"
+    url = make_store(path, {"x": entries_of(sample_logs, "support_clean.jsonl")})
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO agent_event_log (thread_id, idx, id, body) VALUES ('bad', 0, 'b0', 'not json')")
+    conn.close()
+    code, out, err = run(["verify", url, "--all-threads"], capsys)
+    assert code == 1 and "Traceback" not in err
+    assert out.startswith(f"diverges: 1 thread of {url} checked against machine support version 1 ")
+    assert "; 1 could not be verified;" in out and "thread bad: could not verify: " in out
+
+
 def test_with_machine_the_summary_counts_the_threads_of_other_machines(mixed_store: str, capsys: Any) -> None:
     code, out, _ = run(["verify", mixed_store, "--all-threads", "--machine", "agent_explorer.samples:support_agent"],
                        capsys)
