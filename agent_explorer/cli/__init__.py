@@ -21,6 +21,15 @@ from .samples import add_samples_arguments, samples_command
 __all__ = ["main", "build_parser"]
 
 
+VERIFY_DESCRIPTION = (
+    "Replay a log through its machine and compare the state each entry derives with the stateHash it recorded. "
+    "What a pass does not prove: the hash covers the machine's state only, so an edit that leaves the state alone "
+    "still verifies (token counts or models in @agent.usage entries, a deleted usage entry with the later indices "
+    "renumbered, recordedAt times, ids); and entries cut off the end of a log leave a shorter log that verifies "
+    "(it reads as a run that is not finished). See docs/verification.md."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-explorer",
@@ -29,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
 
-    verify = verbs.add_parser("verify", help="replay a log (or every thread of a store) and check each stateHash")
+    verify = verbs.add_parser("verify", help="replay a log (or every thread of a store) and check each stateHash",
+                              description=VERIFY_DESCRIPTION)
     verify.add_argument("log", metavar="LOG", help="a log, or with --all-threads a STORE_URL")
     verify.add_argument("--machine", metavar="MODULE:ATTR", help="the machine (default: the log's machineRef)")
     verify.add_argument("--trust-machine-ref", action="store_true",

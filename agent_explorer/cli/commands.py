@@ -119,7 +119,13 @@ def _progress_bar(total: int) -> Any:
 
 
 def show(args: argparse.Namespace) -> int:
-    entries = load_entries(parse_source(args.log))
+    source = parse_source(args.log)
+    entries = load_entries(source)
+    if not entries:  # the same answer verify, html and open give: an empty file is no log to show
+        raise AgentError(
+            f"{terminal_safe(source.describe())} is an empty log: it holds no entries, so there is nothing to show",
+            code="empty-log",
+        )
     rows = []
     for entry in entries[args.start:]:
         if not row_matches(entry, args.event_type, args.grep):

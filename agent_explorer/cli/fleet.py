@@ -16,13 +16,16 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import AgentError
+from ..eventlog.machine_ref import machine_ref_of, parse_machine_ref
 from ..stores.portal import run_sync
+from ..stores.urls import redact_url
 from .machines import import_consented, resolve_machine_ref
 from .sources import STORE_SCHEMES, open_cli_store
-from .terminal import clear_bar, draw_bar
+from .terminal import clear_bar, draw_bar, terminal_safe
 
 __all__ = ["refuse_fleet_flags", "verify_fleet"]
 
@@ -46,9 +49,11 @@ def verify_fleet(args: argparse.Namespace) -> int:
                          code="invalid-argument")
     url = _store_url(args.log)
     show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
-    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line. It also
-    # reads the first thread's head (the machine, when --machine is not given) and, for the bar, the thread count.
-    head, total = run_sync(_first_look(url, count=show_bar))
+    # A first look with a short connect timeout: an unreachable database fails in seconds, on one line. It counts
+    # the threads (for the bar) and, when --machine is not given, reads every thread's head to learn which
+    # machines recorded them: a gate never guesses one machine for a store that holds several.
+    look = run_sync(_first_look(url, heads=args.machine is None))
+    head = _only_machine(look.machines) if args.machine is None else []
     # The ref is imported as every verb imports one: with consent, and finding the user's own modules in the
     # current folder (worker processes start with this process's import path).
     machine = resolve_machine_ref(head, args.machine, trust_ref=bool(getattr(args, "trust_machine_ref", False)))
@@ -56,7 +61,7 @@ def verify_fleet(args: argparse.Namespace) -> int:
     with _executor(args) as executor:
         report = verify_store(
             url, machine, executor=executor, ignore_version=args.ignore_version, strict=args.strict,
-            progress=_progress_bar(total) if show_bar else None,
+            progress=_progress_bar(look.threads) if show_bar else None,
             **({"batch_size": args.batch_size} if args.batch_size else {}),
         )
     if show_bar:
@@ -79,13 +84,11 @@ def verify_fleet(args: argparse.Namespace) -> int:
 
 
 def _print_text(report: Any, *, list_all: bool, limit: int = 20) -> None:
-    from .commands import terminal_safe
-
     print(terminal_safe(report.summary()))
     problems = report.problem_lines()
     shown = problems if list_all else problems[:limit]
     for line in shown:
-        print(terminal_safe(line, 300))
+        print(terminal_safe(line))  # whole: a reason cut mid-sentence tells the user less than none
     if len(problems) > len(shown):
         print(f"… and {len(problems) - len(shown)} more threads (--all lists them)")
 
@@ -93,35 +96,96 @@ def _print_text(report: Any, *, list_all: bool, limit: int = 20) -> None:
 def _store_url(text: str) -> str:
     if not text.startswith(STORE_SCHEMES) or text.startswith("memory:"):
         raise AgentError(
-            f"--all-threads takes a STORE_URL (sqlite:///runs.db, postgresql://user@host/db), got {text!r}",
+            f"--all-threads takes a STORE_URL (sqlite:///runs.db, postgresql://user@host/db), got {redact_url(text)!r}",
             code="invalid-argument",
         )
     if "#" in text:
         raise AgentError(
-            f"{text!r} names one thread; --all-threads verifies every thread of the store (drop '#…', or drop "
+            f"{redact_url(text)!r} names one thread; --all-threads verifies every thread of the store (drop '#…', or drop "
             "--all-threads to verify that one thread)",
             code="invalid-argument",
         )
     return text
 
 
-async def _first_look(url: str, *, count: bool) -> tuple[list[dict[str, Any]], int | None]:
-    """The first thread's head entry (none when the store is empty) and, when asked, how many threads there are."""
+@dataclass
+class _FirstLook:
+    """What the first pass over a store found: how many threads, and (when asked) the machines their heads name."""
+
+    threads: int = 0
+    machines: dict[str, _Machine] = field(default_factory=dict)
+    unreadable: BaseException | None = None
+
+
+@dataclass
+class _Machine:
+    """One machine id the threads' init entries name: how many threads, and one head entry naming it."""
+
+    threads: int
+    head: list[dict[str, Any]]
+
+
+async def _first_look(url: str, *, heads: bool) -> _FirstLook:
+    """Page through the thread ids (ids only); with `heads`, read each thread's init entry and group them by the
+    machine id it records. A head that cannot be read is left out here: the verification reports it as an
+    error row."""
     from ..fleet.runner import PAGE_SIZE
 
+    look = _FirstLook()
     store = open_cli_store(url)
     try:
-        page = await store.list_threads(limit=PAGE_SIZE if count else 1)
-        head = list(await store.read(page[0].thread_id, 0, 1)) if page else []
-        total: int | None = None
-        if count:
-            total, offset = len(page), len(page)
-            while len(page) == PAGE_SIZE:
-                page = await store.list_threads(limit=PAGE_SIZE, offset=offset)
-                total, offset = total + len(page), offset + len(page)
-        return head, total
+        offset = 0
+        while True:
+            page = await store.list_threads(limit=PAGE_SIZE, offset=offset)
+            look.threads, offset = look.threads + len(page), offset + len(page)
+            for info in page if heads else ():
+                try:
+                    head = list(await store.read(info.thread_id, 0, 1))
+                except Exception as error:  # noqa: BLE001 - a malformed row stays one thread's error row, later
+                    look.unreadable = look.unreadable or error
+                    continue
+                machine_id = head[0].get("machineId") if head and isinstance(head[0], dict) else None
+                if not isinstance(machine_id, str):
+                    continue
+                seen = look.machines.setdefault(machine_id, _Machine(0, head))
+                seen.threads += 1
+            if len(page) < PAGE_SIZE:
+                if not look.machines and look.unreadable is not None:
+                    raise look.unreadable  # no head could be read at all: the store's own failure, said as is
+                return look
     finally:
         await store.aclose()
+
+
+def _only_machine(machines: dict[str, _Machine]) -> list[dict[str, Any]]:
+    """The head entry of the one machine the store's threads name; refused (exit 2) when they name several.
+
+    Choosing one of several would check its threads, skip the rest and exit 0: a gate that passes on a guess.
+    """
+    if len(machines) <= 1:
+        return next(iter(machines.values())).head if machines else []
+    ranked = sorted(machines.items(), key=lambda item: (-item[1].threads, item[0]))
+    listed = ", ".join(f"{terminal_safe(repr(name), 80)} ({_threads(seen.threads)}{_ref_note(seen.head)})"
+                       for name, seen in ranked)
+    raise AgentError(
+        f"the threads of this store were recorded by {len(machines)} machines: {listed}; pass --machine "
+        "module:attr to verify the threads of one (threads of the others are skipped and counted)",
+        code="invalid-argument",
+    )
+
+
+def _threads(count: int) -> str:
+    return f"{count:,} thread" + ("" if count == 1 else "s")
+
+
+def _ref_note(head: list[dict[str, Any]]) -> str:
+    """`, machineRef pkg.mod:attr` when the head names a well-formed ref (ASCII identifiers only: it is log text)."""
+    ref = machine_ref_of(head)
+    try:
+        parse_machine_ref(ref or "")
+    except AgentError:
+        return ""
+    return f", machineRef {ref}"
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """`agent-explorer html LOG -o FILE`: the explorer's static export (`Explorer.to_html`) from the shell.
 
 One self-contained HTML file that opens with no server. The machine follows the same consent rule as every verb;
-an existing FILE is never overwritten without `--force`, and the log is only read.
+an existing FILE is never overwritten without `--force`, a symbolic link never written through, the page is
+written whole or not at all (a temporary file renamed over FILE), and the log is only read.
 """
 
 from __future__ import annotations
@@ -25,13 +26,18 @@ def add_html_arguments(parser: argparse.ArgumentParser) -> None:
                         help="import the machine the log names without asking")
     parser.add_argument("--start", type=int, default=None, help="first index exported (default: a window or all)")
     parser.add_argument("--stop", type=int, default=None, help="last index exported, inclusive")
-    parser.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    parser.add_argument("--force", action="store_true", help="replace FILE if it exists (a symbolic link is refused even so)")
 
 
 def html_command(args: argparse.Namespace) -> int:
     out: Path = args.output
+    if out.is_symlink():
+        # A link (dangling or not) is refused even with --force, as `export` refuses one: writing through it
+        # would create or replace a file elsewhere, one the user never named.
+        raise AgentError(f"{terminal_safe(str(out))} is a symbolic link; name the file itself (the page is written "
+                         "to a new file and renamed into place, never through a link)", code="file-exists")
     if out.exists() and not args.force:
-        raise AgentError(f"{out} already exists; pass --force to overwrite it", code="file-exists")
+        raise AgentError(f"{terminal_safe(str(out))} already exists; pass --force to overwrite it", code="file-exists")
     source = parse_source(args.log)
     entries = load_entries(source)
     machine = resolve_machine(entries, args.machine, trust_ref=args.trust_machine_ref)

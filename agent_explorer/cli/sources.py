@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import AgentError
 from ..stores.portal import run_sync
+from ..stores.urls import redact_url
+from .logpath import log_path, require_log_file
 
 if TYPE_CHECKING:
     from ..stores.base import ThreadInfo
@@ -36,7 +38,8 @@ class LogSource:
         return self.store_url is not None
 
     def describe(self) -> str:
-        return f"{self.store_url}#{self.thread_id}" if self.is_store else str(self.path)
+        """How messages name this log: a store URL without its password (`redact_url`, as the fleet's reports)."""
+        return f"{redact_url(self.store_url)}#{self.thread_id}" if self.store_url is not None else str(self.path)
 
 
 def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
@@ -44,11 +47,11 @@ def parse_source(text: str, *, thread_required: bool = True) -> LogSource:
         url, sep, thread = text.partition("#")
         if thread_required and (not sep or not thread):
             raise AgentError(
-                f"{text!r} names a store but no thread: add '#<thread id>' (e.g. {url}#session-1)",
+                f"{redact_url(text)!r} names a store but no thread: add '#<thread id>' (e.g. {redact_url(url)}#session-1)",
                 code="invalid-argument",
             )
         return LogSource(store_url=url, thread_id=thread or None)
-    return LogSource(path=Path(text))
+    return LogSource(path=log_path(text))
 
 
 StoreUse = Literal["read", "write", "create"]
@@ -85,9 +88,7 @@ async def _with_store(url: str, fn: Callable[[Any], Awaitable[T]], use: StoreUse
 
 def _existing_file(source: LogSource) -> Path:
     assert source.path is not None
-    if not source.path.exists():
-        raise AgentError(f"no such log file: {source.path}", code="file-not-found")
-    return source.path
+    return require_log_file(source.path)
 
 
 def _read_thread(source: LogSource, *span: int) -> list[dict[str, Any]]:
@@ -97,7 +98,7 @@ def _read_thread(source: LogSource, *span: int) -> list[dict[str, Any]]:
         entries = await store.read(source.thread_id, *span)
         if not entries:
             raise AgentError(
-                f"thread {source.thread_id!r} is empty or does not exist in {source.store_url}",
+                f"thread {source.thread_id!r} is empty or does not exist in {redact_url(source.store_url or '')}",
                 code="thread-not-found",
             )
         return list(entries)
@@ -121,7 +122,8 @@ async def _require_empty_thread(store: Any, dest: LogSource) -> None:
     length = await store.length(dest.thread_id)
     if length:
         raise AgentError(
-            f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; import into a new thread id",
+            f"thread {dest.thread_id!r} in {redact_url(dest.store_url or '')} already has {length} entries; "
+            "import into a new thread id",
             code="thread-not-empty",
         )
 
@@ -170,10 +172,8 @@ def copy_log(source: LogSource, dest: LogSource) -> int:
         return int(run_sync(_with_store(
             source.store_url or "", lambda store: export_thread_jsonl(store, source.thread_id or "", target))))
     if dest.is_store and jsonl(source.path):
-        path = source.path
-        assert path is not None
-        if not path.exists():
-            raise AgentError(f"no such log file: {path}", code="file-not-found")
+        assert source.path is not None
+        path = require_log_file(source.path)
 
         async def into(store: Any) -> int:
             await _require_empty_thread(store, dest)

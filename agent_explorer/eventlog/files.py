@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import io
 import json
 import os
 import tempfile
@@ -86,7 +87,9 @@ def iter_log(
 
 
 def _iter_file(file: Path, on_truncated: OnTruncated) -> Iterator[dict[str, Any]]:
-    with file.open("rb") as handle:
+    with file.open("rb") as opened:
+        # A pipe (`/dev/stdin`, a shell's `<(...)`) cannot rewind, and sniffing the format rewinds: hold it whole.
+        handle: Any = opened if opened.seekable() else io.BytesIO(opened.read())
         first = _first_significant_byte(handle)
         if first is None:
             return

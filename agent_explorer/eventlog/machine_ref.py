@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..engine.machine import Machine
 from ..errors import AgentError
 
 __all__ = [
@@ -95,8 +96,12 @@ def import_machine(ref: str) -> Any:
                 f"module {module_name!r} has no attribute {'.'.join(attrs)!r} (machine {ref!r})",
                 code="machine-not-found",
             ) from error
-    if not hasattr(target, "get_persisted_snapshot"):
-        raise AgentError(f"{ref!r} is not a machine (got {type(target).__name__})", code="machine-not-found")
+    # An instance check, not a duck-typed one: `machine.__class__` (the Machine class itself) has every method
+    # a machine has, and would fail later, mid-verb, with an AttributeError instead of this one line.
+    if not isinstance(target, Machine):
+        what = f"the class {target.__name__}" if isinstance(target, type) else f"a {type(target).__name__}"
+        raise AgentError(f"{ref!r} is not a machine (it names {what}); name a machine built with "
+                         "setup().create_machine(...)", code="machine-not-found")
     return target
 
 

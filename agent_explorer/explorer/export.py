@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AgentError
+from ..eventlog.files import write_bytes_atomically
 from .bundle import STATIC_DIR
 from .search import SearchQuery, search_page
 from .search_data import search_corpus
@@ -202,7 +203,9 @@ def export_html(
         **_bundle_element(bundle_path.read_text(encoding="utf-8")),
     )
     out = Path(path)
-    out.write_text(html, encoding="utf-8")
+    # Whole or not at all (a browser or a web server may be reading the old page), and never through a link:
+    # the rename replaces the name itself.
+    write_bytes_atomically(out, html.encode("utf-8"))
     return out
 
 

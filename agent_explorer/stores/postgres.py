@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import math
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
 
@@ -18,6 +20,7 @@ import psycopg
 import psycopg_pool
 from psycopg import errors as pg_errors
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
 
 from ..errors import (
     AgentError,
@@ -229,6 +232,7 @@ class PostgresEventLogStore(EventLogStore):
             self._opening = asyncio.Lock()
         async with self._opening:
             if self._pool is None:
+                await self._probe()
                 pool = psycopg_pool.AsyncConnectionPool(
                     self.dsn,
                     open=False,
@@ -254,6 +258,26 @@ class PostgresEventLogStore(EventLogStore):
                     raise AgentStoreError(f"{self!r} is closed")
                 self._pool = pool
         return self._pool
+
+    async def _probe(self) -> None:
+        """One direct connection before the pool opens, so a server that refuses or is not there is reported at
+        once with its host and port. The pool alone retries in the background and, after `timeout` seconds, says
+        only "pool initialization incomplete". The message never carries the DSN (it may hold a password)."""
+        params = conninfo_to_dict(self.dsn)
+        options = dict(self._connect_kwargs)
+        if "connect_timeout" not in params:  # libpq's default is to wait as long as the OS does
+            options["connect_timeout"] = max(1, math.ceil(self._timeout))
+        try:
+            conn = await psycopg.AsyncConnection.connect(self.dsn, **options)
+        except psycopg.OperationalError as error:
+            host = params.get("host") or os.environ.get("PGHOST") or "localhost (the local socket)"
+            port = params.get("port") or os.environ.get("PGPORT") or "5432"
+            first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            reason = first.rsplit("failed: ", 1)[-1].strip() or first
+            raise AgentStoreError(
+                f"cannot connect to PostgreSQL at host {host}, port {port}: {reason[:1].lower()}{reason[1:]}"
+            ) from error
+        await conn.close()
 
     async def _create_tables(self, pool: psycopg_pool.AsyncConnectionPool) -> None:
         async with pool.connection() as conn:

@@ -13,6 +13,7 @@ This module only parses and constructs; it never opens a connection (stores conn
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
@@ -28,7 +29,8 @@ _FORMS = "memory:, sqlite:///relative.db, sqlite:////absolute.db, postgresql://u
 
 
 def _bad(url: str, problem: str) -> AgentError:
-    return AgentError(f"store URL {url!r}: {problem} (forms: {_FORMS})", code="invalid-argument", url=url)
+    shown = redact_url(url)
+    return AgentError(f"store URL {shown!r}: {problem} (forms: {_FORMS})", code="invalid-argument", url=shown)
 
 
 def open_store(url: str, **options: Any) -> EventLogStore:
@@ -82,13 +84,25 @@ def store_url(store: EventLogStore) -> str | None:
 
 
 def redact_url(url: str) -> str:
-    """`url` without its password, for reports and logs (the URL itself still carries it to workers)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.netloc.rpartition("@")[2]
-    user = parts.username or ""
-    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+    """`url` without its password, for reports, logs and every message the CLI prints (the URL itself still
+    carries it to workers). Both places libpq takes one are masked: `user:secret@host` and `?password=secret`.
+    A URL too malformed to parse is masked by its text, so an error about a bad URL never shows its password."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket
+        return _USERINFO_PASSWORD.sub(r"\1***@", _QUERY_PASSWORD.sub(r"\1***", url))
+    netloc, query = parts.netloc, parts.query
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rpartition('@')[2]}"
+    if _QUERY_PASSWORD.search(query):
+        query = _QUERY_PASSWORD.sub(r"\1***", query)
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url  # untouched, so sqlite:////abs/path keeps its four slashes
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_USERINFO_PASSWORD = re.compile(r"(//[^/?#@:]*:)[^/?#]*@")
+_QUERY_PASSWORD = re.compile(r"((?:^|[?&])password=)[^&#]*", re.IGNORECASE)
 
 
 def without_mode(url: str) -> str:
@@ -146,7 +160,16 @@ def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
 
 
 def _open_postgres(url: str, options: dict[str, Any]) -> EventLogStore:
-    from .postgres import PostgresEventLogStore
+    try:
+        from .postgres import PostgresEventLogStore
+    except ImportError as error:  # the driver is the [postgres] extra; a plain install has none
+        if (error.name or "").partition(".")[0] not in ("psycopg", "psycopg_pool"):
+            raise
+        raise AgentError(
+            f"a PostgreSQL store needs the [postgres] extra (the psycopg driver, which is not installed: {error.name}): "
+            "pip install 'agent-explorer[postgres]'",
+            code="missing-dependency",
+        ) from error
 
     parts = urlsplit(url)
     kwargs: dict[str, Any] = {}

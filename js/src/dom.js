@@ -51,6 +51,16 @@ export function shortHash(hash) {
   return typeof hash === "string" ? hash.slice(0, 10) : "—";
 }
 
+/** Two hashes shown side by side: 10 hex chars each, or more, up to the first character where they differ, so a
+ * mismatch never reads as two equal prefixes ("7ec686d62b ≠ 7ec686d62b"). */
+export function shortHashPair(a, b) {
+  if (typeof a !== "string" || typeof b !== "string") return [shortHash(a), shortHash(b)];
+  let same = 0;
+  while (same < a.length && same < b.length && a[same] === b[same]) same += 1;
+  const shown = a === b ? 10 : Math.max(10, same + 1);
+  return [a.slice(0, shown), b.slice(0, shown)];
+}
+
 /** Debounce with trailing call; `.flush()` runs a pending call now, `.cancel()` drops it. */
 export function debounce(fn, ms) {
   let timer = null;

@@ -3,7 +3,7 @@
 // branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
 // traitlet's payload into its element, as text.
 
-import { formatNumber, h, replace, shortHash } from "./dom.js";
+import { formatNumber, h, replace, shortHashPair } from "./dom.js";
 
 /** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
 /** @param {HTMLElement} status @param {import("./protocol").Traits["verification"]} v */
@@ -38,12 +38,13 @@ export function drawBanner(banner, v, setIndex) {
   const d = v.detail || /** @type {Partial<import("./protocol").DivergenceDetail>} */ ({});
   const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
   const more = Math.max(0, (v.count || 0) - 1);
+  const shown = shortHashPair(d.expectedHash, d.actualHash);
   const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
   const parts = [
     h("strong", {}, `Replay diverges at index ${v.first}`),
     eventType ? [" on ", h("code", {}, eventType)] : null,
     d.kind && d.kind !== "state" ? ` (${d.kind})` : null,
-    h("div", { class: "ae-banner-hashes" }, "recorded ", h("code", { title: d.expectedHash || "" }, shortHash(d.expectedHash)), " ≠ replayed ", h("code", { title: d.actualHash || "" }, shortHash(d.actualHash)), more ? ` · ${formatNumber(more)} further divergent entr${more === 1 ? "y" : "ies"}` : " · no further divergences"),
+    h("div", { class: "ae-banner-hashes" }, "recorded ", h("code", { title: d.expectedHash || "" }, shown[0]), " ≠ replayed ", h("code", { title: d.actualHash || "" }, shown[1]), more ? ` · ${formatNumber(more)} further divergent entr${more === 1 ? "y" : "ies"}` : " · no further divergences"),
   ];
   replace(banner, h("div", { class: "ae-banner-text" }, parts), jump);
 }

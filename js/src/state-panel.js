@@ -3,7 +3,7 @@
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
 
-import { formatNumber, formatRecorded, h, replace, shortHash } from "./dom.js";
+import { formatNumber, formatRecorded, h, replace, shortHashPair } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
 function section(label, ...content) {
@@ -133,7 +133,8 @@ export class StatePanel {
     }
     blocks.push(section("context", f.context === null && f.contextNote ? h("div", { class: "ae-muted" }, f.contextNote) : jsonTree(f.context, { rootPath: ["context"], changed: f.changed || [], remembered: folded })));
     if (f.output !== undefined) blocks.push(section("output", jsonTree(f.output, { rootPath: ["output"] })));
-    blocks.push(section("hash", h("div", { class: "ae-hash" }, hashChip, " recorded ", h("code", { title: hash.recorded || "" }, shortHash(hash.recorded)), " · replayed ", h("code", { title: hash.replayed || "" }, shortHash(hash.replayed)))));
+    const shownHash = shortHashPair(hash.recorded, hash.replayed);
+    blocks.push(section("hash", h("div", { class: "ae-hash" }, hashChip, " recorded ", h("code", { title: hash.recorded || "" }, shownHash[0]), " · replayed ", h("code", { title: hash.replayed || "" }, shownHash[1]))));
     replace(stateBody, blocks);
     return true;
   }

@@ -159,13 +159,19 @@ def test_nothing_to_verify_cannot_pass_the_gate(gate: Any, tmp_path: Path, capsy
     assert "nothing was verified: no thread of this store was recorded by machine 'gate_counter'" in err
 
 
-def test_the_store_never_chooses_the_machine(production: str, capsys: Any) -> None:
-    code, out, err = run(["verify", production, "--all-threads"], capsys)
+def test_the_store_never_chooses_the_machine(gate: Any, production: str, tmp_path: Path, capsys: Any) -> None:
+    # A store of one machine: the same consent rule as every verb, one line naming the ref and how to agree to it.
+    url = make_store(tmp_path / "one.db", {"run-1": record(gate.counter, [INC, OFF], REF)})
+    code, out, err = run(["verify", url, "--all-threads"], capsys)
     assert code == 2 and out == "" and err.count("\n") == 1
-    # The same consent rule as every verb: one line naming the ref and how to agree to it.
     assert f"names machine '{REF}'" in err and "--trust-machine-ref" in err and f"--machine {REF}" in err
     assert "untrusted-machine-ref" in err
     assert "--trust-machine-ref" in _verify_help()
+    # A store of several machines: no ref is even offered; --machine must pick one (issue 21, item 16).
+    code, out, err = run(["verify", production, "--all-threads", "--trust-machine-ref"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert ("recorded by 2 machines: 'gate_counter' (4 threads, machineRef gate_machines:counter), "
+            "'gate_other' (1 thread, machineRef gate_machines:other)") in err
 
 
 def _verify_help() -> str:
