@@ -26,6 +26,8 @@ const STAGE_MAX = 560;
 const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
 const PAD = 8; // chart points of margin round the drawing
 const DIRECTIONS = ["TB", "LR"];
+const KEEP_MARGIN = 14; // chart points kept between the state in focus and the view's edge
+const WIDE_STAGE = 0.8; // share of the window's height the drawing area may take when the chart is widened
 
 /** Remove anything executable from the rendered SVG (Graphviz escapes labels; this is belt and braces). */
 function sanitize(svg) {
@@ -82,6 +84,10 @@ export class GraphPanel {
     this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
     this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
     this.autoHeight = null; // the height this panel last gave itself (a different one is the user's)
+    this.target = null; // the state id kept in view: the one the last step entered (see pickTarget)
+    this.shownActive = []; // the active state ids of the last highlight, to tell what a step entered
+    this.offscreenKey = ""; // the active states last named as off screen, to redraw that line only on change
+    this.wide = false; // the chart was given the explorer's whole width (the "wider" control)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
     this.toolbar = h(
@@ -94,12 +100,19 @@ export class GraphPanel {
         this.userView = true;
         this.fit();
       }),
+      (this.wideButton = button("wider", "Give the chart the explorer's whole width", () => this.toggleWide())),
+      (this.overviewButton = button("overview", "Hide or show the overview in the corner", () => this.toggleOverview())),
     );
+    this.overviewButton.setAttribute("aria-pressed", "true");
+    this.wideButton.setAttribute("aria-pressed", "false");
+    // Active states out of view, each a button that brings it into view; and a note when labels are too small.
+    this.offscreen = h("span", { class: "ae-graph-offscreen", "data-testid": "graph-offscreen" });
+    this.scaleNote = h("span", { class: "ae-graph-note ae-muted", "data-testid": "graph-scale-note" });
     this.minimap = new Minimap((point) => this.centreOn(point));
     this.el = h(
       "div",
       { class: "ae-graph", "data-testid": "graph" },
-      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), h("span", { class: "ae-spacer" }), this.toolbar),
+      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), this.offscreen, h("span", { class: "ae-spacer" }), this.scaleNote, this.toolbar),
       h("div", { class: "ae-graph-body" }, this.stage, this.minimap.el),
     );
     this.installPanZoom();
@@ -182,8 +195,15 @@ export class GraphPanel {
     const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
     if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
     const scale = wholeScale(this.box, width);
-    const wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
-    const stage = Math.round(Math.min(STAGE_MAX, Math.max(STAGE_MIN, wanted)));
+    let wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
+    let most = STAGE_MAX;
+    if (this.wide) {
+      // Widened: the whole chart's height when it reads whole at this width, else most of the window.
+      most = Math.max(STAGE_MAX, Math.round(window.innerHeight * WIDE_STAGE));
+      const wideScale = Math.min(width / this.box[2], MAX_SCALE);
+      wanted = wideScale >= this.readScale ? this.box[3] * wideScale : most;
+    }
+    const stage = Math.round(Math.min(most, Math.max(STAGE_MIN, wanted)));
     const chrome = this.el.offsetHeight - this.stage.clientHeight; // the head row and borders
     this.autoHeight = `${stage + chrome}px`;
     this.el.style.height = this.autoHeight;
@@ -256,13 +276,59 @@ export class GraphPanel {
     return this.boxOf(leaves.length ? leaves : this.lit.filter((el) => !el.classList.contains("edge")));
   }
 
-  /** Open a chart too large to read whole at FOCUS_SCALE, centred on the active states. */
+  /** The state to keep in view: the deepest state the last step entered; while a step enters nothing drawn,
+   *  the one kept before (if still active); else the first active atomic state. With parallel regions the
+   *  box round everything active can centre on an inactive area, so the view follows one state, not a box. */
+  pickTarget(active) {
+    const before = new Set(this.shownActive);
+    this.shownActive = active;
+    const drawn = active.filter((id) => this.nodes.has(id));
+    const atomic = (id) => this.nodes.get(id)?.classList.contains("node");
+    const entered = drawn.filter((id) => !before.has(id));
+    const enteredLeaf = entered.find(atomic);
+    if (enteredLeaf) return enteredLeaf;
+    if (!entered.length && this.target && drawn.includes(this.target)) return this.target;
+    return entered.at(-1) ?? drawn.find(atomic) ?? drawn[0] ?? null;
+  }
+
+  /** The box to centre a w x hgt view on: the target state's, grown by the other active atomic states nearest
+   *  to it for as long as all of them still fit (so a step inside the view keeps them all there when it can). */
+  keepBox(w, hgt) {
+    const targetEl = this.target === null ? undefined : this.nodes.get(this.target);
+    const anchor = targetEl ? this.boxOf([targetEl]) : null;
+    if (!anchor) return this.activeBox();
+    const cx = anchor[0] + anchor[2] / 2;
+    const cy = anchor[1] + anchor[3] / 2;
+    const others = this.lit
+      .filter((el) => el !== targetEl && el.classList.contains("node"))
+      .map((el) => this.boxOf([el]))
+      .filter((b) => b !== null)
+      .sort((a, b) => Math.hypot(a[0] + a[2] / 2 - cx, a[1] + a[3] / 2 - cy) - Math.hypot(b[0] + b[2] / 2 - cx, b[1] + b[3] / 2 - cy));
+    let box = anchor;
+    for (const b of others) {
+      const x0 = Math.min(box[0], b[0]);
+      const y0 = Math.min(box[1], b[1]);
+      const x1 = Math.max(box[0] + box[2], b[0] + b[2]);
+      const y1 = Math.max(box[1] + box[3], b[1] + b[3]);
+      if (x1 - x0 + 2 * KEEP_MARGIN <= w && y1 - y0 + 2 * KEEP_MARGIN <= hgt) box = [x0, y0, x1 - x0, y1 - y0];
+    }
+    return box;
+  }
+
+  /** A w x hgt view centred on keepBox: the target in the middle, its active neighbours round it. */
+  viewOnTarget(w, hgt) {
+    const box = this.keepBox(w, hgt);
+    if (!box) return null;
+    return this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]);
+  }
+
+  /** Open a chart too large to read whole at FOCUS_SCALE, on the state in focus. */
   focus() {
-    const box = this.activeBox();
-    if (!box) return false;
     const w = this.stage.clientWidth / Math.max(FOCUS_SCALE, this.readScale);
     const hgt = this.stage.clientHeight / Math.max(FOCUS_SCALE, this.readScale);
-    this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
+    const view = this.viewOnTarget(w, hgt);
+    if (!view) return false;
+    this.setView(view);
     return true;
   }
 
@@ -282,14 +348,77 @@ export class GraphPanel {
     this.setView(this.clamp([px - w / 2, py - hgt / 2, w, hgt]));
   }
 
-  /** Keep the active atomic states in view: recentre on them when they leave it. */
+  /** Keep the state in focus in view. The view stays still while it is fully on screen (a step inside the view
+   *  never jumps); otherwise it recentres, at the same zoom, on it and as many active neighbours as fit. */
   follow() {
     if (!this.svg || !this.view) return;
-    const box = this.activeBox();
+    const targetEl = this.target === null ? undefined : this.nodes.get(this.target);
+    const box = targetEl ? this.boxOf([targetEl]) : this.activeBox();
     if (!box) return;
-    const [x, y, w, hgt] = this.view;
+    const [x, y, w, hgt] = this.visibleView();
     const inside = box[0] >= x && box[1] >= y && box[0] + box[2] <= x + w && box[1] + box[3] <= y + hgt;
-    if (!inside) this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
+    if (inside) return;
+    const view = this.viewOnTarget(this.view[2], this.view[3]);
+    if (view) this.setView(view);
+  }
+
+  /** Name the active atomic states out of view in the panel's head, each a button that brings it into view
+   *  (the overview marks them too). Redrawn only when that set changes. */
+  showOffscreen() {
+    const view = this.view && this.visibleView();
+    const out = [];
+    if (view) {
+      const [x, y, w, hgt] = view;
+      for (const [id, el] of this.nodes) {
+        if (!this.lit.includes(el) || !el.classList.contains("node")) continue;
+        const b = this.boxOf([el]);
+        if (b && !(b[0] >= x && b[1] >= y && b[0] + b[2] <= x + w && b[1] + b[3] <= y + hgt)) out.push([id, el, b]);
+      }
+    }
+    const key = out.map(([id]) => id).join("\u0000");
+    if (key === this.offscreenKey) return;
+    this.offscreenKey = key;
+    if (!out.length) {
+      this.offscreen.replaceChildren();
+      return;
+    }
+    const buttons = out.map(([id, el, b]) => {
+      const name = el.querySelector("text")?.textContent?.trim() || id;
+      return h(
+        "button",
+        {
+          class: "ae-btn ae-btn-small ae-offscreen-state",
+          title: `${id}: active, out of view. Click to bring it into view`,
+          onclick: () => {
+            this.target = id;
+            this.centreOn([b[0] + b[2] / 2, b[1] + b[3] / 2]);
+          },
+        },
+        name,
+      );
+    });
+    this.offscreen.replaceChildren(h("span", { class: "ae-muted" }, "active out of view:"), ...buttons);
+  }
+
+  /** The chart takes the explorer's whole width (the state panel moves below it) and more height, or goes back. */
+  toggleWide() {
+    this.wide = !this.wide;
+    this.wideButton.setAttribute("aria-pressed", String(this.wide));
+    this.wideButton.textContent = this.wide ? "narrower" : "wider";
+    this.el.closest(".ae-main")?.classList.toggle("ae-chart-wide", this.wide);
+    this.autoHeight = null; // give the panel a height for its new width
+    this.el.style.height = "";
+    if (this.box) {
+      this.sizePanel(this.stage.clientWidth || this.el.clientWidth);
+      if (!this.userView) this.initialView();
+    }
+  }
+
+  /** Hide the overview (it covers a corner of the chart) or show it again. */
+  toggleOverview() {
+    this.minimap.hiddenByUser = !this.minimap.hiddenByUser;
+    this.overviewButton.setAttribute("aria-pressed", String(!this.minimap.hiddenByUser));
+    if (this.view) this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
   }
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
@@ -301,6 +430,7 @@ export class GraphPanel {
     this.lit = [];
     this.litLines = [];
     const states = [];
+    this.target = this.pickTarget(active || []);
     for (const id of active || []) {
       const el = this.nodes.get(id);
       if (el) {
@@ -323,6 +453,7 @@ export class GraphPanel {
     this.minimap.mark(states);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
+    this.showOffscreen();
   }
 
   /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart). */
@@ -334,6 +465,18 @@ export class GraphPanel {
     this.view = box;
     this.svg?.setAttribute("viewBox", box.map((n) => n.toFixed(2)).join(" "));
     this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
+    this.noteScale();
+    this.showOffscreen();
+  }
+
+  /** Say when the smallest label is drawn under READABLE_PX (the whole of a large chart, or zoomed out). */
+  noteScale() {
+    const sw = this.stage.clientWidth;
+    const sh = this.stage.clientHeight;
+    if (!this.view || !sw || !sh) return;
+    const px = (Math.min(sw / this.view[2], sh / this.view[3]) * READABLE_PX) / this.readScale;
+    const text = px < READABLE_PX - 0.05 ? `labels at ${px.toFixed(1)} px: zoom in to read` : "";
+    if (this.scaleNote.textContent !== text) this.scaleNote.textContent = text;
   }
 
   /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet"). */
