@@ -14,9 +14,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from agent_explorer.engine import initial_transition, setup, state_in, transition
-
 from sample_run import record
+
+from agent_explorer.engine import initial_transition, setup, state_in, transition
 
 
 def _digits(prefix: str, n: int, event: str, back: str) -> dict[str, Any]:
