@@ -56,6 +56,13 @@ function wholeScale(box, width) {
   return Math.min(width / box[2], STAGE_MAX / box[3], MAX_SCALE);
 }
 
+/** A state's name that tells regions apart: its id without the machine's, at most its last two keys
+ *  ("alarm1_status.disabled" for "watch.statuses.alarm1_status.disabled"). */
+function shortName(id) {
+  const keys = id.replace(/^#/, "").split(".").slice(1);
+  return keys.slice(-2).join(".");
+}
+
 /** The direction to keep: the larger readable drawing first, then the one that fills its panel best. */
 function pickLayout(layouts, width) {
   const rated = layouts.map((layout) => {
@@ -88,6 +95,8 @@ export class GraphPanel {
     this.shownActive = []; // the active state ids of the last highlight, to tell what a step entered
     this.offscreenKey = ""; // the active states last named as off screen, to redraw that line only on change
     this.wide = false; // the chart was given the explorer's whole width (the "wider" control)
+    this.collapsedInside = {}; // state id inside a collapsed state -> [that state's id, the path to it]
+    this.onCollapse = null; // (state id, collapse?) => void: set where Python can redraw (not the static export)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
     this.toolbar = h(
@@ -106,13 +115,14 @@ export class GraphPanel {
     this.overviewButton.setAttribute("aria-pressed", "true");
     this.wideButton.setAttribute("aria-pressed", "false");
     // Active states out of view, each a button that brings it into view; and a note when labels are too small.
-    this.offscreen = h("span", { class: "ae-graph-offscreen", "data-testid": "graph-offscreen" });
+    this.offscreen = h("div", { class: "ae-graph-offscreen", "data-testid": "graph-offscreen" });
     this.scaleNote = h("span", { class: "ae-graph-note ae-muted", "data-testid": "graph-scale-note" });
     this.minimap = new Minimap((point) => this.centreOn(point));
     this.el = h(
       "div",
       { class: "ae-graph", "data-testid": "graph" },
-      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), this.offscreen, h("span", { class: "ae-spacer" }), this.scaleNote, this.toolbar),
+      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), h("span", { class: "ae-spacer" }), this.scaleNote, this.toolbar),
+      this.offscreen,
       h("div", { class: "ae-graph-body" }, this.stage, this.minimap.el),
     );
     this.installPanZoom();
@@ -160,6 +170,8 @@ export class GraphPanel {
       const el = byId(svgId);
       if (el) this.nodes.set(stateId, el);
     }
+    this.collapsedInside = graph.collapsed || {};
+    if (this.onCollapse) this.markCollapsible(graph.collapsible || []);
     for (const [transitionId, svgIds] of Object.entries(graph.edges || {})) {
       const els = svgIds.map(byId).filter(Boolean);
       if (els.length) this.edges.set(transitionId, els);
@@ -270,6 +282,52 @@ export class GraphPanel {
     }
   }
 
+  /** Make each compound state's title (and each collapsed state's box) a click that collapses (expands) it. */
+  markCollapsible(states) {
+    for (const id of states) {
+      const el = this.nodes.get(id);
+      if (!el) continue;
+      if (el.classList.contains("cluster")) {
+        const title = el.querySelector(":scope > text, :scope > a > text, :scope > g > a > text");
+        if (!title) continue;
+        title.classList.add("ae-collapse-title");
+        title.dataset.collapse = id;
+      } else if (el.classList.contains("collapsed") && !this.collapsedInside[id]) {
+        el.dataset.expand = id;
+      }
+    }
+  }
+
+  /** A click (no drag) on a compound state's title or a collapsed box: ask Python to redraw without it. */
+  clickCollapse(target) {
+    if (!this.onCollapse || !(target instanceof Element)) return;
+    const title = target.closest("[data-collapse]");
+    if (title) {
+      this.onCollapse(title.getAttribute("data-collapse"), true);
+      return;
+    }
+    const box = target.closest("[data-expand]");
+    if (box) this.onCollapse(box.getAttribute("data-expand"), false);
+  }
+
+  /** Write on each collapsed box's second line the deepest active state inside it. */
+  nameCollapsed(active) {
+    const deepest = new Map(); // collapsed state's element -> its deepest active path inside
+    for (const id of active) {
+      const inside = this.collapsedInside[id];
+      const el = inside && this.nodes.get(id);
+      if (!el) continue;
+      const path = inside[1];
+      const known = deepest.get(el);
+      if (known === undefined || path.split(".").length > known.split(".").length) deepest.set(el, path);
+    }
+    for (const el of this.svg?.querySelectorAll("g.node.collapsed") || []) {
+      const line = el.querySelectorAll("text")[1];
+      const text = deepest.has(el) ? `▸ ${deepest.get(el)}` : "▸ not active";
+      if (line && line.textContent !== text) line.textContent = text;
+    }
+  }
+
   /** The active states' box (atomic ones when there are any), null when nothing can be measured. */
   activeBox() {
     const leaves = this.lit.filter((el) => el.classList.contains("node"));
@@ -369,8 +427,10 @@ export class GraphPanel {
     const out = [];
     if (view) {
       const [x, y, w, hgt] = view;
+      const named = new Set();
       for (const [id, el] of this.nodes) {
-        if (!this.lit.includes(el) || !el.classList.contains("node")) continue;
+        if (!this.lit.includes(el) || !el.classList.contains("node") || named.has(el)) continue;
+        named.add(el);
         const b = this.boxOf([el]);
         if (b && !(b[0] >= x && b[1] >= y && b[0] + b[2] <= x + w && b[1] + b[3] <= y + hgt)) out.push([id, el, b]);
       }
@@ -383,7 +443,8 @@ export class GraphPanel {
       return;
     }
     const buttons = out.map(([id, el, b]) => {
-      const name = el.querySelector("text")?.textContent?.trim() || id;
+      const own = this.collapsedInside[id] ? this.collapsedInside[id][0] : id; // a collapsed box: its state's name
+      const name = shortName(own) || el.querySelector("text")?.textContent?.trim() || own;
       return h(
         "button",
         {
@@ -397,7 +458,7 @@ export class GraphPanel {
         name,
       );
     });
-    this.offscreen.replaceChildren(h("span", { class: "ae-muted" }, "active out of view:"), ...buttons);
+    this.offscreen.replaceChildren(h("span", { class: "ae-muted" }, "Active, out of view:"), ...buttons);
   }
 
   /** The chart takes the explorer's whole width (the state panel moves below it) and more height, or goes back. */
@@ -450,6 +511,7 @@ export class GraphPanel {
         }
       }
     }
+    this.nameCollapsed(active || []);
     this.minimap.mark(states);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
@@ -548,7 +610,7 @@ export class GraphPanel {
     );
     this.stage.addEventListener("pointerdown", (event) => {
       if (!this.view || event.button !== 0) return;
-      drag = { x: event.clientX, y: event.clientY, view: [...this.view] };
+      drag = { x: event.clientX, y: event.clientY, view: [...this.view], target: event.target };
       this.stage.setPointerCapture?.(event.pointerId);
       this.stage.classList.add("ae-dragging");
     });
@@ -567,7 +629,10 @@ export class GraphPanel {
       drag = null;
       this.stage.classList.remove("ae-dragging");
     };
-    this.stage.addEventListener("pointerup", end);
+    this.stage.addEventListener("pointerup", () => {
+      if (drag && !drag.moved) this.clickCollapse(drag.target);
+      end();
+    });
     this.stage.addEventListener("pointercancel", end);
   }
 }

@@ -136,8 +136,10 @@ def test_active_states_out_of_view_are_named_and_a_click_brings_one_into_view(nb
     now = seen(root)
     out = [n["name"] for n in now["nodes"].values() if n["active"] and not inside(n["shape"], now["stage"])]
     assert out, "at the opening zoom some of the six regions' active states are out of view"
-    assert sorted(off.all_text_contents()) == sorted(out)
-    name = off.first.text_content()
+    # each named by its region and key ("alarm1_status.disabled"): three regions have a `disabled`
+    names = off.all_text_contents()
+    assert sorted(n.split(".")[-1] for n in names) == sorted(out) and len(set(names)) == len(names), names
+    name = str(off.first.text_content()).split(".")[-1]
     off.first.click()
     after = seen(root)
     assert any(n["name"] == name and n["active"] and inside(n["shape"], after["stage"]) for n in after["nodes"].values())
@@ -165,3 +167,34 @@ def test_whole_chart_says_its_labels_are_too_small_and_wider_gives_the_chart_roo
     wide = root.locator(".ae-graph-stage").bounding_box()
     assert narrow and wide and wide["width"] > narrow["width"] * 1.3 and wide["height"] >= narrow["height"]
     root.get_by_role("button", name="Give the chart the explorer's whole width").click()
+
+
+def test_a_click_on_a_states_title_collapses_it_to_a_box_naming_its_active_state(nb: NotebookPage) -> None:
+    """The chart in parts: `displays` collapses to one box that names the active display, follows the scrub,
+    and expands again on a click; Python sees the same (`ex.collapsed`)."""
+    from playwright.sync_api import expect
+
+    root = nb.widget(0)
+    explorer_tests.slide_to(root, 0)
+    wait_drawn(root)
+    root.get_by_role("button", name="Show the whole chart").click()
+    root.locator("svg.ae-svg [data-collapse='watch.main.displays']").click()
+    box = root.locator("svg.ae-svg g.node.collapsed")
+    expect(box).to_have_count(1, timeout=10_000)
+    assert "['watch.main.displays']" in nb.kernel("print(ex.collapsed)")
+    expect(box.locator("text").first).to_have_text("displays")
+    expect(box.locator("text").nth(1)).to_have_text("▸ time")  # the active display at index 0
+    expect(box).to_have_class("node state collapsed compound active")
+    # scrubbing on: the box names whichever display is active, as the state panel does
+    shown = set()
+    for index in range(1, STEPS + 1):
+        explorer_tests.slide_to(root, index)
+        value = str(root.get_by_test_id("state-value").text_content())
+        display = value.split("main.displays.", 1)[1].split(" ")[0] if "main.displays." in value else None
+        expect(box.locator("text").nth(1)).to_have_text(f"▸ {display}" if display else "▸ not active")
+        shown.add(display)
+    assert len(shown) >= 4, shown  # the walk visits several displays (and the alarm's beep, outside them)
+    root.get_by_role("button", name="Show the whole chart").click()  # the redrawn chart opened on the cursor
+    box.click()
+    expect(root.locator("svg.ae-svg g.node.collapsed")).to_have_count(0, timeout=10_000)
+    assert "[]" in nb.kernel("print(ex.collapsed)")
