@@ -8,7 +8,7 @@ so no state key, event type or guard name can become an HTML-like label or a DOT
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ __all__ = [
     "StatechartGraph",
     "active_state_ids",
     "build_graph",
+    "collapsible_states",
     "initial_edge",
     "iter_nodes",
     "iter_transition_ids",
@@ -86,6 +87,10 @@ class StatechartGraph:
     lines: dict[str, int] = field(
         default_factory=dict
     )  # transition id -> the line naming it, on a state's shared self-loop (see _Builder._loop_into)
+    collapsed: dict[str, list[str]] = field(
+        default_factory=dict
+    )  # state id inside a collapsed state -> [the collapsed state's id, its path from there ("update.sec")]
+    collapsible: list[str] = field(default_factory=list)  # compound and parallel states, the root excepted
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,6 +99,8 @@ class StatechartGraph:
             "edges": self.edges,
             "labels": self.labels,
             "lines": self.lines,
+            "collapsed": self.collapsed,
+            "collapsible": self.collapsible,
         }
 
 
@@ -161,10 +168,24 @@ def _collect_active(node: Mapping[str, Any], value: Any, out: list[str]) -> None
                 _collect_active(child, sub, out)
 
 
-def build_graph(definition: Mapping[str, Any], *, token: str = "ae") -> StatechartGraph:
-    """Lay the machine out as DOT: clusters for compound states, dashed regions, initial/history/final marks."""
-    builder = _Builder(token)
+def build_graph(
+    definition: Mapping[str, Any], *, token: str = "ae", collapsed: Collection[str] = ()
+) -> StatechartGraph:
+    """Lay the machine out as DOT: clusters for compound states, dashed regions, initial/history/final marks.
+
+    A compound or parallel state named in `collapsed` is drawn as one box: a chart too large to read whole
+    reads in parts. Everything inside it maps to that box (it lights when any of them is active, and the
+    widget writes the active one's name on its second line), transitions into or out of it end at the box,
+    and transitions that stay inside it are not drawn.
+    """
+    builder = _Builder(token, frozenset(collapsed))
     return builder.build(definition)
+
+
+def collapsible_states(definition: Mapping[str, Any]) -> list[str]:
+    """The ids of the states that can be collapsed: every compound or parallel state but the root."""
+    root = str(definition.get("id"))
+    return [str(n.get("id")) for n in iter_nodes(definition) if _children(n) and str(n.get("id")) != root]
 
 
 def _children(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -184,6 +205,14 @@ def _transitions_of(state: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     for invoke in state.get("invoke") or []:
         for key in ("onDone", "onError", "onSnapshot"):
             yield from _as_list(invoke.get(key))
+
+
+def _paths_inside(node: Mapping[str, Any], above: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """`(state id, keys from `node` down to it)` of every state inside `node`, document order."""
+    for child in _children(node):
+        path = (*above, str(child.get("key", child.get("id"))))
+        yield str(child.get("id")), path
+        yield from _paths_inside(child, path)
 
 
 def _as_list(value: Any) -> list[Mapping[str, Any]]:
@@ -256,8 +285,9 @@ def _label_parts(transition: Mapping[str, Any]) -> tuple[str, str | None]:
 class _Builder:
     """Walks the definition once; keeps the counters that make SVG ids unique and deterministic."""
 
-    def __init__(self, token: str) -> None:
+    def __init__(self, token: str, collapsed: frozenset[str] = frozenset()) -> None:
         self.token = token
+        self.collapsed = collapsed
         self.counter = 0
         self.graph = StatechartGraph(dot="")
         self.anchor: dict[str, str] = {}  # state id -> DOT node name edges attach to
@@ -282,6 +312,7 @@ class _Builder:
         )
         root_id = self.root_id = str(definition.get("id"))
         self._index_ancestors(definition, set())
+        self.graph.collapsible = collapsible_states(definition)
         # The root is the whole drawing; its svg id is the graph itself (always "active").
         self.graph.nodes[root_id] = f"{self.token}-root"
         self._children_into(dot, definition)
@@ -335,6 +366,9 @@ class _Builder:
         kind = node.get("type")
         label = graphviz.escape(str(node.get("key", state_id)))
         tooltip = graphviz.escape("#" + state_id)
+        if state_id in self.collapsed and _children(node):
+            self._collapsed_into(dot, node, label, tooltip)
+            return
         if kind in ("compound", "parallel") or node.get("states"):
             name = "cluster_" + self.fresh("c").replace("-", "_")
             svg_id = self.fresh("s")
@@ -380,8 +414,31 @@ class _Builder:
             attrs["class"] = "state atomic"
         dot.node(svg_id, label=label, **attrs)
 
+    def _collapsed_into(self, dot: graphviz.Digraph, node: Mapping[str, Any], label: str, tooltip: str) -> None:
+        """One box for a collapsed state and all inside it. Its second line is sized by Graphviz for the longest
+        path inside (the widget writes the active one there), so no name it shows crosses the border."""
+        state_id = str(node.get("id"))
+        svg_id = self.fresh("s")
+        self.graph.nodes[state_id] = svg_id
+        self.anchor[state_id] = svg_id
+        inside = list(_paths_inside(node, ()))
+        for child_id, path in inside:
+            self.graph.nodes[child_id] = svg_id
+            self.anchor[child_id] = svg_id
+            self.graph.collapsed[child_id] = [state_id, ".".join(path)]
+        widest = max(("▸ " + ".".join(path) for _, path in inside), key=len, default="▸")
+        kind = node.get("type") or "compound"
+        dot.node(
+            svg_id,
+            label=f"{label}\\n{graphviz.escape(widest)}",
+            id=svg_id,
+            tooltip=tooltip + " (collapsed)",
+            peripheries="2",
+            **{"class": f"state collapsed {kind}"},
+        )
+
     def _edges_into(self, dot: graphviz.Digraph, definition: Mapping[str, Any]) -> None:
-        transitions = list(iter_transition_ids(definition))
+        transitions = [t for t in iter_transition_ids(definition) if not self._hidden(*t)]
         loops: dict[str, list[tuple[str, Mapping[str, Any]]]] = {}
         for tid, source, transition in transitions:
             if not transition.get("target"):
@@ -392,6 +449,17 @@ class _Builder:
                 self._edge_into(dot, tid, source, transition)
             elif group[0][0] == tid:
                 self._loop_into(dot, source, group)
+
+    def _hidden(self, tid: str, source: str, transition: Mapping[str, Any]) -> bool:
+        """A transition that starts and ends inside one collapsed state (targetless ones included): not drawn,
+        but still labelled for tables and tooltips."""
+        if source not in self.graph.collapsed:
+            return False
+        box = self.anchor.get(source)
+        if any(self.anchor.get(_target_id(t)) != box for t in transition.get("target") or []):
+            return False
+        self.graph.labels[tid] = transition_label(transition)
+        return True
 
     def _loop_into(
         self, dot: graphviz.Digraph, source: str, group: list[tuple[str, Mapping[str, Any]]]
@@ -451,6 +519,8 @@ class _Builder:
             head = self.anchor.get(target)
             if head is None:
                 continue
+            if head == tail and (source in self.graph.collapsed or target in self.graph.collapsed):
+                continue  # both ends inside one collapsed state: nothing to draw between its box and itself
             svg_id = self.fresh("t")
             svg_ids.append(svg_id)
             attrs = dict(base)

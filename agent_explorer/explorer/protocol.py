@@ -35,6 +35,8 @@ class Graph(TypedDict):
     edges: dict[str, list[str]]  # transition id -> SVG element ids
     labels: dict[str, str]  # state id -> label
     lines: dict[str, int]  # transition id -> its label's line on a state's shared self-loop (graph.py)
+    collapsed: dict[str, list[str]]  # state id inside a collapsed state -> [that state's id, the path to it]
+    collapsible: list[str]  # the compound and parallel states that can be collapsed
 
 
 class EntryView(TypedDict):
@@ -451,6 +453,12 @@ class JumpToTailMessage(TypedDict):
     kind: Literal["jump-to-tail"]
 
 
+class CollapseMessage(TypedDict):
+    kind: Literal["collapse"]
+    state: str  # a compound or parallel state's id
+    collapsed: bool
+
+
 class LiveDrawnMessage(TypedDict):
     kind: Literal["live-drawn"]
     seq: int  # the `live.seq` just drawn: the next refresh may go (flow control while following)
@@ -469,6 +477,7 @@ MESSAGES: dict[str, Any] = {
     "follow": FollowMessage,
     "jump-to-tail": JumpToTailMessage,
     "live-drawn": LiveDrawnMessage,
+    "collapse": CollapseMessage,
 }
 """Every message kind the front end may send, and its shape."""
 

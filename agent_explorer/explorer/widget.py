@@ -10,7 +10,6 @@ sends the whole log to the browser.
 
 from __future__ import annotations
 
-import secrets
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,8 +26,8 @@ from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
 from .export import export_html
-from .graph import build_graph
 from .panels.base import Handler, Panel, Traits, View
+from .panels.chart import ChartPanel
 from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
 from .panels.cursor import CursorPanel
@@ -53,12 +52,6 @@ SYNC_VERIFY_LIMIT = 20_000
 
 
 P = TypeVar("P", bound=Panel)
-
-
-class _ChartPanel(Panel):
-    """The statechart: laid out once in the browser from the DOT built here."""
-
-    TRAITS = ("graph",)
 
 
 class Explorer(anywidget.AnyWidget):
@@ -138,8 +131,7 @@ class Explorer(anywidget.AnyWidget):
                                  prices=priced)
 
         self._panels: list[Panel] = []
-        self._chart = self._panel(_ChartPanel)
-        self._chart.traits.set("graph", build_graph(view.definition, token="ae" + secrets.token_hex(3)).to_json())
+        self._chart = self._panel(ChartPanel)
         self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
                                     show=lambda line: self.checkout(line))
         self._cursor = self._panel(CursorPanel, lock=self._lock,
@@ -367,6 +359,23 @@ class Explorer(anywidget.AnyWidget):
     @property
     def first_divergence(self) -> int | None:
         return self._verification.summary.first
+
+    # -- the chart -----------------------------------------------------------------------------------------------
+
+    def collapse(self, *states: str) -> None:
+        """Draw these compound or parallel states as one box each, naming the active state inside: a chart too
+        large to read whole reads in parts. A state is named by its id (`"#watch.main.displays"` or without
+        the `#`) or its path of keys (`"main.displays"`). Clicking a state's title in the chart does the same."""
+        self._chart.collapse(states)
+
+    def expand(self, *states: str) -> None:
+        """Draw these collapsed states whole again; with no argument, every collapsed state."""
+        self._chart.expand(states or None)
+
+    @property
+    def collapsed(self) -> list[str]:
+        """The ids of the states drawn collapsed."""
+        return self._chart.collapsed
 
     # -- lines: branches, the composer, pending work ----------------------------------------------------------
 

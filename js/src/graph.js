@@ -26,6 +26,8 @@ const STAGE_MAX = 560;
 const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
 const PAD = 8; // chart points of margin round the drawing
 const DIRECTIONS = ["TB", "LR"];
+const KEEP_MARGIN = 14; // chart points kept between the state in focus and the view's edge
+const WIDE_STAGE = 0.8; // share of the window's height the drawing area may take when the chart is widened
 
 /** Remove anything executable from the rendered SVG (Graphviz escapes labels; this is belt and braces). */
 function sanitize(svg) {
@@ -52,6 +54,13 @@ function extentOf(svg) {
 /** Screen px per chart point that shows all of `box` in `width` px and at most STAGE_MAX px of height. */
 function wholeScale(box, width) {
   return Math.min(width / box[2], STAGE_MAX / box[3], MAX_SCALE);
+}
+
+/** A state's name that tells regions apart: its id without the machine's, at most its last two keys
+ *  ("alarm1_status.disabled" for "watch.statuses.alarm1_status.disabled"). */
+function shortName(id) {
+  const keys = id.replace(/^#/, "").split(".").slice(1);
+  return keys.slice(-2).join(".");
 }
 
 /** The direction to keep: the larger readable drawing first, then the one that fills its panel best. */
@@ -82,6 +91,12 @@ export class GraphPanel {
     this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
     this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
     this.autoHeight = null; // the height this panel last gave itself (a different one is the user's)
+    this.target = null; // the state id kept in view: the one the last step entered (see pickTarget)
+    this.shownActive = []; // the active state ids of the last highlight, to tell what a step entered
+    this.offscreenKey = ""; // the active states last named as off screen, to redraw that line only on change
+    this.wide = false; // the chart was given the explorer's whole width (the "wider" control)
+    this.collapsedInside = {}; // state id inside a collapsed state -> [that state's id, the path to it]
+    this.onCollapse = null; // (state id, collapse?) => void: set where Python can redraw (not the static export)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
     this.toolbar = h(
@@ -94,12 +109,20 @@ export class GraphPanel {
         this.userView = true;
         this.fit();
       }),
+      (this.wideButton = button("wider", "Give the chart the explorer's whole width", () => this.toggleWide())),
+      (this.overviewButton = button("overview", "Hide or show the overview in the corner", () => this.toggleOverview())),
     );
+    this.overviewButton.setAttribute("aria-pressed", "true");
+    this.wideButton.setAttribute("aria-pressed", "false");
+    // Active states out of view, each a button that brings it into view; and a note when labels are too small.
+    this.offscreen = h("div", { class: "ae-graph-offscreen", "data-testid": "graph-offscreen" });
+    this.scaleNote = h("span", { class: "ae-graph-note ae-muted", "data-testid": "graph-scale-note" });
     this.minimap = new Minimap((point) => this.centreOn(point));
     this.el = h(
       "div",
       { class: "ae-graph", "data-testid": "graph" },
-      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), h("span", { class: "ae-spacer" }), this.toolbar),
+      h("div", { class: "ae-graph-head" }, h("span", { class: "ae-panel-title" }, "Statechart"), h("span", { class: "ae-spacer" }), this.scaleNote, this.toolbar),
+      this.offscreen,
       h("div", { class: "ae-graph-body" }, this.stage, this.minimap.el),
     );
     this.installPanZoom();
@@ -147,6 +170,8 @@ export class GraphPanel {
       const el = byId(svgId);
       if (el) this.nodes.set(stateId, el);
     }
+    this.collapsedInside = graph.collapsed || {};
+    if (this.onCollapse) this.markCollapsible(graph.collapsible || []);
     for (const [transitionId, svgIds] of Object.entries(graph.edges || {})) {
       const els = svgIds.map(byId).filter(Boolean);
       if (els.length) this.edges.set(transitionId, els);
@@ -182,8 +207,15 @@ export class GraphPanel {
     const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
     if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
     const scale = wholeScale(this.box, width);
-    const wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
-    const stage = Math.round(Math.min(STAGE_MAX, Math.max(STAGE_MIN, wanted)));
+    let wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
+    let most = STAGE_MAX;
+    if (this.wide) {
+      // Widened: the whole chart's height when it reads whole at this width, else most of the window.
+      most = Math.max(STAGE_MAX, Math.round(window.innerHeight * WIDE_STAGE));
+      const wideScale = Math.min(width / this.box[2], MAX_SCALE);
+      wanted = wideScale >= this.readScale ? this.box[3] * wideScale : most;
+    }
+    const stage = Math.round(Math.min(most, Math.max(STAGE_MIN, wanted)));
     const chrome = this.el.offsetHeight - this.stage.clientHeight; // the head row and borders
     this.autoHeight = `${stage + chrome}px`;
     this.el.style.height = this.autoHeight;
@@ -250,19 +282,111 @@ export class GraphPanel {
     }
   }
 
+  /** Make each compound state's title (and each collapsed state's box) a click that collapses (expands) it. */
+  markCollapsible(states) {
+    for (const id of states) {
+      const el = this.nodes.get(id);
+      if (!el) continue;
+      if (el.classList.contains("cluster")) {
+        const title = el.querySelector(":scope > text, :scope > a > text, :scope > g > a > text");
+        if (!title) continue;
+        title.classList.add("ae-collapse-title");
+        title.dataset.collapse = id;
+      } else if (el.classList.contains("collapsed") && !this.collapsedInside[id]) {
+        el.dataset.expand = id;
+      }
+    }
+  }
+
+  /** A click (no drag) on a compound state's title or a collapsed box: ask Python to redraw without it. */
+  clickCollapse(target) {
+    if (!this.onCollapse || !(target instanceof Element)) return;
+    const title = target.closest("[data-collapse]");
+    if (title) {
+      this.onCollapse(title.getAttribute("data-collapse"), true);
+      return;
+    }
+    const box = target.closest("[data-expand]");
+    if (box) this.onCollapse(box.getAttribute("data-expand"), false);
+  }
+
+  /** Write on each collapsed box's second line the deepest active state inside it. */
+  nameCollapsed(active) {
+    const deepest = new Map(); // collapsed state's element -> its deepest active path inside
+    for (const id of active) {
+      const inside = this.collapsedInside[id];
+      const el = inside && this.nodes.get(id);
+      if (!el) continue;
+      const path = inside[1];
+      const known = deepest.get(el);
+      if (known === undefined || path.split(".").length > known.split(".").length) deepest.set(el, path);
+    }
+    for (const el of this.svg?.querySelectorAll("g.node.collapsed") || []) {
+      const line = el.querySelectorAll("text")[1];
+      const text = deepest.has(el) ? `▸ ${deepest.get(el)}` : "▸ not active";
+      if (line && line.textContent !== text) line.textContent = text;
+    }
+  }
+
   /** The active states' box (atomic ones when there are any), null when nothing can be measured. */
   activeBox() {
     const leaves = this.lit.filter((el) => el.classList.contains("node"));
     return this.boxOf(leaves.length ? leaves : this.lit.filter((el) => !el.classList.contains("edge")));
   }
 
-  /** Open a chart too large to read whole at FOCUS_SCALE, centred on the active states. */
+  /** The state to keep in view: the deepest state the last step entered; while a step enters nothing drawn,
+   *  the one kept before (if still active); else the first active atomic state. With parallel regions the
+   *  box round everything active can centre on an inactive area, so the view follows one state, not a box. */
+  pickTarget(active) {
+    const before = new Set(this.shownActive);
+    this.shownActive = active;
+    const drawn = active.filter((id) => this.nodes.has(id));
+    const atomic = (id) => this.nodes.get(id)?.classList.contains("node");
+    const entered = drawn.filter((id) => !before.has(id));
+    const enteredLeaf = entered.find(atomic);
+    if (enteredLeaf) return enteredLeaf;
+    if (!entered.length && this.target && drawn.includes(this.target)) return this.target;
+    return entered.at(-1) ?? drawn.find(atomic) ?? drawn[0] ?? null;
+  }
+
+  /** The box to centre a w x hgt view on: the target state's, grown by the other active atomic states nearest
+   *  to it for as long as all of them still fit (so a step inside the view keeps them all there when it can). */
+  keepBox(w, hgt) {
+    const targetEl = this.target === null ? undefined : this.nodes.get(this.target);
+    const anchor = targetEl ? this.boxOf([targetEl]) : null;
+    if (!anchor) return this.activeBox();
+    const cx = anchor[0] + anchor[2] / 2;
+    const cy = anchor[1] + anchor[3] / 2;
+    const others = this.lit
+      .filter((el) => el !== targetEl && el.classList.contains("node"))
+      .map((el) => this.boxOf([el]))
+      .filter((b) => b !== null)
+      .sort((a, b) => Math.hypot(a[0] + a[2] / 2 - cx, a[1] + a[3] / 2 - cy) - Math.hypot(b[0] + b[2] / 2 - cx, b[1] + b[3] / 2 - cy));
+    let box = anchor;
+    for (const b of others) {
+      const x0 = Math.min(box[0], b[0]);
+      const y0 = Math.min(box[1], b[1]);
+      const x1 = Math.max(box[0] + box[2], b[0] + b[2]);
+      const y1 = Math.max(box[1] + box[3], b[1] + b[3]);
+      if (x1 - x0 + 2 * KEEP_MARGIN <= w && y1 - y0 + 2 * KEEP_MARGIN <= hgt) box = [x0, y0, x1 - x0, y1 - y0];
+    }
+    return box;
+  }
+
+  /** A w x hgt view centred on keepBox: the target in the middle, its active neighbours round it. */
+  viewOnTarget(w, hgt) {
+    const box = this.keepBox(w, hgt);
+    if (!box) return null;
+    return this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]);
+  }
+
+  /** Open a chart too large to read whole at FOCUS_SCALE, on the state in focus. */
   focus() {
-    const box = this.activeBox();
-    if (!box) return false;
     const w = this.stage.clientWidth / Math.max(FOCUS_SCALE, this.readScale);
     const hgt = this.stage.clientHeight / Math.max(FOCUS_SCALE, this.readScale);
-    this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
+    const view = this.viewOnTarget(w, hgt);
+    if (!view) return false;
+    this.setView(view);
     return true;
   }
 
@@ -282,14 +406,80 @@ export class GraphPanel {
     this.setView(this.clamp([px - w / 2, py - hgt / 2, w, hgt]));
   }
 
-  /** Keep the active atomic states in view: recentre on them when they leave it. */
+  /** Keep the state in focus in view. The view stays still while it is fully on screen (a step inside the view
+   *  never jumps); otherwise it recentres, at the same zoom, on it and as many active neighbours as fit. */
   follow() {
     if (!this.svg || !this.view) return;
-    const box = this.activeBox();
+    const targetEl = this.target === null ? undefined : this.nodes.get(this.target);
+    const box = targetEl ? this.boxOf([targetEl]) : this.activeBox();
     if (!box) return;
-    const [x, y, w, hgt] = this.view;
+    const [x, y, w, hgt] = this.visibleView();
     const inside = box[0] >= x && box[1] >= y && box[0] + box[2] <= x + w && box[1] + box[3] <= y + hgt;
-    if (!inside) this.setView(this.clamp([box[0] + box[2] / 2 - w / 2, box[1] + box[3] / 2 - hgt / 2, w, hgt]));
+    if (inside) return;
+    const view = this.viewOnTarget(this.view[2], this.view[3]);
+    if (view) this.setView(view);
+  }
+
+  /** Name the active atomic states out of view in the panel's head, each a button that brings it into view
+   *  (the overview marks them too). Redrawn only when that set changes. */
+  showOffscreen() {
+    const view = this.view && this.visibleView();
+    const out = [];
+    if (view) {
+      const [x, y, w, hgt] = view;
+      const named = new Set();
+      for (const [id, el] of this.nodes) {
+        if (!this.lit.includes(el) || !el.classList.contains("node") || named.has(el)) continue;
+        named.add(el);
+        const b = this.boxOf([el]);
+        if (b && !(b[0] >= x && b[1] >= y && b[0] + b[2] <= x + w && b[1] + b[3] <= y + hgt)) out.push([id, el, b]);
+      }
+    }
+    const key = out.map(([id]) => id).join("\u0000");
+    if (key === this.offscreenKey) return;
+    this.offscreenKey = key;
+    if (!out.length) {
+      this.offscreen.replaceChildren();
+      return;
+    }
+    const buttons = out.map(([id, el, b]) => {
+      const own = this.collapsedInside[id] ? this.collapsedInside[id][0] : id; // a collapsed box: its state's name
+      const name = shortName(own) || el.querySelector("text")?.textContent?.trim() || own;
+      return h(
+        "button",
+        {
+          class: "ae-btn ae-btn-small ae-offscreen-state",
+          title: `${id}: active, out of view. Click to bring it into view`,
+          onclick: () => {
+            this.target = id;
+            this.centreOn([b[0] + b[2] / 2, b[1] + b[3] / 2]);
+          },
+        },
+        name,
+      );
+    });
+    this.offscreen.replaceChildren(h("span", { class: "ae-muted" }, "Active, out of view:"), ...buttons);
+  }
+
+  /** The chart takes the explorer's whole width (the state panel moves below it) and more height, or goes back. */
+  toggleWide() {
+    this.wide = !this.wide;
+    this.wideButton.setAttribute("aria-pressed", String(this.wide));
+    this.wideButton.textContent = this.wide ? "narrower" : "wider";
+    this.el.closest(".ae-main")?.classList.toggle("ae-chart-wide", this.wide);
+    this.autoHeight = null; // give the panel a height for its new width
+    this.el.style.height = "";
+    if (this.box) {
+      this.sizePanel(this.stage.clientWidth || this.el.clientWidth);
+      if (!this.userView) this.initialView();
+    }
+  }
+
+  /** Hide the overview (it covers a corner of the chart) or show it again. */
+  toggleOverview() {
+    this.minimap.hiddenByUser = !this.minimap.hiddenByUser;
+    this.overviewButton.setAttribute("aria-pressed", String(!this.minimap.hiddenByUser));
+    if (this.view) this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
   }
 
   /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
@@ -301,6 +491,7 @@ export class GraphPanel {
     this.lit = [];
     this.litLines = [];
     const states = [];
+    this.target = this.pickTarget(active || []);
     for (const id of active || []) {
       const el = this.nodes.get(id);
       if (el) {
@@ -320,9 +511,11 @@ export class GraphPanel {
         }
       }
     }
+    this.nameCollapsed(active || []);
     this.minimap.mark(states);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
+    this.showOffscreen();
   }
 
   /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart). */
@@ -334,6 +527,18 @@ export class GraphPanel {
     this.view = box;
     this.svg?.setAttribute("viewBox", box.map((n) => n.toFixed(2)).join(" "));
     this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
+    this.noteScale();
+    this.showOffscreen();
+  }
+
+  /** Say when the smallest label is drawn under READABLE_PX (the whole of a large chart, or zoomed out). */
+  noteScale() {
+    const sw = this.stage.clientWidth;
+    const sh = this.stage.clientHeight;
+    if (!this.view || !sw || !sh) return;
+    const px = (Math.min(sw / this.view[2], sh / this.view[3]) * READABLE_PX) / this.readScale;
+    const text = px < READABLE_PX - 0.05 ? `labels at ${px.toFixed(1)} px: zoom in to read` : "";
+    if (this.scaleNote.textContent !== text) this.scaleNote.textContent = text;
   }
 
   /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet"). */
@@ -405,7 +610,7 @@ export class GraphPanel {
     );
     this.stage.addEventListener("pointerdown", (event) => {
       if (!this.view || event.button !== 0) return;
-      drag = { x: event.clientX, y: event.clientY, view: [...this.view] };
+      drag = { x: event.clientX, y: event.clientY, view: [...this.view], target: event.target };
       this.stage.setPointerCapture?.(event.pointerId);
       this.stage.classList.add("ae-dragging");
     });
@@ -424,7 +629,10 @@ export class GraphPanel {
       drag = null;
       this.stage.classList.remove("ae-dragging");
     };
-    this.stage.addEventListener("pointerup", end);
+    this.stage.addEventListener("pointerup", () => {
+      if (drag && !drag.moved) this.clickCollapse(drag.target);
+      end();
+    });
     this.stage.addEventListener("pointercancel", end);
   }
 }

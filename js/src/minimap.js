@@ -17,6 +17,7 @@ export class Minimap {
     this.frame = null;
     this.copies = new Map(); // svg id in the chart -> its copy here
     this.lit = [];
+    this.hiddenByUser = false; // the user hid it (the chart's "overview" control)
     this.el = h("div", {
       class: "ae-minimap",
       hidden: true,
@@ -73,7 +74,7 @@ export class Minimap {
     const [x, y, w, hgt] = view;
     const [bx, by, bw, bh] = this.box;
     const whole = x <= bx + 0.5 && y <= by + 0.5 && x + w >= bx + bw - 0.5 && y + hgt >= by + bh - 0.5;
-    this.el.hidden = whole;
+    this.el.hidden = whole || this.hiddenByUser;
     for (const [name, value] of Object.entries({ x, y, width: w, height: hgt })) this.frame.setAttribute(name, value.toFixed(2));
   }
 

@@ -32,6 +32,8 @@ function render({ model, el }) {
   const controls = mountControls(ctx, { track: track.el, onScrub: header.drawPosition });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
   const graph = new GraphPanel();
+  // A click on a compound state's title collapses it (a collapsed state's box expands it): Python redraws.
+  graph.onCollapse = (state, collapsed) => model.send({ kind: "collapse", state, collapsed });
   const table = new EventTable(model, ctx.setIndex);
   const usage = new UsagePanel(model);
   const state = new StatePanel(ctx.setIndex);
