@@ -92,6 +92,8 @@ def check_scrub(root: Any, where: str, shots: Path | None = None) -> None:
     assert any(readable_in_view(first["nodes"][k], first["stage"]) for k in lit), (
         f"{where}: at open no active state is in view at {READABLE_PX} px or more"
     )
+    if shots is not None:
+        root.screenshot(path=str(shots / f"watch-{where}-0.png"))
     before = first
     for index in range(1, STEPS + 1):
         explorer_tests.slide_to(root, index)
@@ -169,7 +171,9 @@ def test_whole_chart_says_its_labels_are_too_small_and_wider_gives_the_chart_roo
     root.get_by_role("button", name="Give the chart the explorer's whole width").click()
 
 
-def test_a_click_on_a_states_title_collapses_it_to_a_box_naming_its_active_state(nb: NotebookPage) -> None:
+def test_a_click_on_a_states_title_collapses_it_to_a_box_naming_its_active_state(
+    nb: NotebookPage, tmp_path: Path
+) -> None:
     """The chart in parts: `displays` collapses to one box that names the active display, follows the scrub,
     and expands again on a click; Python sees the same (`ex.collapsed`)."""
     from playwright.sync_api import expect
@@ -185,6 +189,7 @@ def test_a_click_on_a_states_title_collapses_it_to_a_box_naming_its_active_state
     expect(box.locator("text").first).to_have_text("displays")
     expect(box.locator("text").nth(1)).to_have_text("▸ time")  # the active display at index 0
     expect(box).to_have_class("node state collapsed compound active")
+    root.screenshot(path=str(tmp_path / "watch-collapsed.png"))
     # scrubbing on: the box names whichever display is active, as the state panel does
     shown = set()
     for index in range(1, STEPS + 1):
