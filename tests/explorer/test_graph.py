@@ -127,6 +127,14 @@ def test_structure_clusters_regions_markers(definition: dict[str, Any]) -> None:
             },
             "GO [(a || b)]",
         ),
+        (
+            {"eventType": "D", "guard": {"type": "xstate.stateIn", "params": {"stateValue": "#watch.main.displays.alarm1"}}},
+            "D [in #…displays.alarm1]",
+        ),
+        (
+            {"eventType": "D", "guard": {"type": "xstate.stateIn", "params": {"stateValue": {"main": "alarm1"}}}},
+            "D [in main.alarm1]",
+        ),
     ],
     ids=[
         "event",
@@ -138,6 +146,8 @@ def test_structure_clusters_regions_markers(definition: dict[str, Any]) -> None:
         "error",
         "not",
         "or",
+        "state-in-id",
+        "state-in-value",
     ],
 )
 def test_transition_labels(transition: dict[str, Any], label: str) -> None:
