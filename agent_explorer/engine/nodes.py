@@ -302,7 +302,10 @@ class StateNode:
 
     def _format_initial(self) -> Transition | None:
         initial = self.config.get("initial")
-        if self.type != "compound":
+        # XState accepts `initial` (and child states) on a final state: it never enters them,
+        # but a default entry of the final state runs the initial's actions, and an initial
+        # naming no child throws when the state is entered. So: kept, checked here, never entered.
+        if self.type != "compound" and not (self.type == "final" and initial):
             if initial:
                 raise MachineConfigError(
                     f'State "#{self.id}" declares initial {initial!r} but is {self.type}, not compound. '
@@ -313,9 +316,13 @@ class StateNode:
         key = initial if isinstance(initial, str) else initial.get("target") if isinstance(initial, dict) else None
         target = self.states.get(key) if isinstance(key, str) else None
         if target is None:
+            fix = (
+                f"Use one of its child keys: {', '.join(self.states)}."
+                if self.states
+                else 'It has no child states: remove "initial".'
+            )
             raise MachineConfigError(
-                f'Initial state node "{key}" not found on parent state node #{self.id}. '
-                f"Use one of its child keys: {', '.join(self.states)}.",
+                f'Initial state node "{key}" not found on parent state node #{self.id}. {fix}',
                 path=f"#{self.id}",
             )
         actions = tuple(to_list(initial.get("actions"))) if isinstance(initial, dict) else ()

@@ -39,6 +39,11 @@ XState's too (a state registered after a collision shares its predecessor's orde
 the engine names states by id (microstep traces, transition ids, `machine.definition`, the
 explorer's chart) two such states carry the same name; give them distinct ids to tell them apart.
 
+A final state may declare `initial` and child states, as XState accepts: entering it never enters
+them (a default entry runs the initial's actions); a target naming one of its children enters that
+child under it, as XState does. An `initial` naming no child of a final state is rejected at
+`create_machine` (XState throws when the state is entered).
+
 Not reproduced: `spawn` inside `assign` (use `spawn_child`), actor references in context,
 `sendParent` from child machines, `systemId` registry collisions, snapshot events for `onSnapshot`
 (pure: nothing runs), and XState's wrapping of guard exceptions in its own message (the original
