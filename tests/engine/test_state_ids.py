@@ -158,3 +158,24 @@ def test_restored_history_reads_ids_as_xstate_does() -> None:
     assert transition(machine, live, {"type": "BACK"})[0].value == {"p": "b"}
     restored = machine.restore_snapshot(persisted)
     assert transition(machine, restored, {"type": "BACK"})[0].value == {"p": "a"}
+
+
+def test_states_sharing_an_order_enter_in_xstates_insertion_order() -> None:
+    """After a collision two states share an `order` (here `second` and its child `c`); XState's
+    stable sort then keeps its entry set's insertion order: the region before its child, on
+    every build (an unordered set would depend on object addresses)."""
+    from agent_explorer.engine import assign
+
+    def push(tag: str) -> Any:
+        return assign({"trail": lambda c, e, p: [*c["trail"], tag]})
+
+    config: dict[str, Any] = {**DUPLICATES, "context": {"trail": []}}
+    p = config["states"]["p"]
+    second = {**p["states"]["second"], "entry": push("second")}
+    second["states"] = {**second["states"], "c": {"entry": push("c")}}
+    config["states"] = {**config["states"], "p": {**p, "states": {**p["states"], "second": second}}}
+    trails = set()
+    for _ in range(40):  # fresh nodes at fresh addresses each time
+        machine = setup().create_machine(config)
+        trails.add(tuple(_fold(machine, ["DUP", "OUT", "GO"]).context["trail"]))
+    assert trails == {("second", "second", "c")}
