@@ -397,13 +397,13 @@ def compute_entry_set(
     transitions: list[Any],
     history: dict[str, tuple[StateNode, ...]],
     default_entry: set[StateNode],
-    to_enter: set[StateNode],
+    to_enter: dict[StateNode, None],
 ) -> None:
     for t in transitions:
         domain = get_transition_domain(t, history)
         for s in t.target or ():
             if s.type != "history" and (t.source is not s or t.source is not domain or t.reenter):
-                to_enter.add(s)
+                to_enter[s] = None
                 default_entry.add(s)
             add_descendant_states_to_enter(s, history, default_entry, to_enter)
         reentrancy = None if (t.source.parent is None and t.reenter) else domain
@@ -414,23 +414,23 @@ def compute_entry_set(
             add_ancestor_states_to_enter(to_enter, history, default_entry, ancestors, reentrancy)
 
 
-def _has_descendant_in(to_enter: set[StateNode], node: StateNode) -> bool:
+def _has_descendant_in(to_enter: dict[StateNode, None], node: StateNode) -> bool:
     return any(node in s.ancestor_set for s in to_enter)
 
 
-def add_descendant_states_to_enter(node: StateNode, history: dict[str, tuple[StateNode, ...]], default_entry: set[StateNode], to_enter: set[StateNode]) -> None:
+def add_descendant_states_to_enter(node: StateNode, history: dict[str, tuple[StateNode, ...]], default_entry: set[StateNode], to_enter: dict[StateNode, None]) -> None:
     if node.type == "history":
         if node.id in history:
             targets = history[node.id]
             for s in targets:
-                to_enter.add(s)
+                to_enter[s] = None
                 add_descendant_states_to_enter(s, history, default_entry, to_enter)
             for s in targets:
                 add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(s, node.parent), None)
         else:
             targets = node.history_default
             for s in targets:
-                to_enter.add(s)
+                to_enter[s] = None
                 if node.history_default_is_parent_initial:
                     default_entry.add(node.parent)  # type: ignore[arg-type]
                 add_descendant_states_to_enter(s, history, default_entry, to_enter)
@@ -440,20 +440,20 @@ def add_descendant_states_to_enter(node: StateNode, history: dict[str, tuple[Sta
         assert node.initial is not None and node.initial.target  # validated at build time
         initial = node.initial.target[0]
         if initial.type != "history":
-            to_enter.add(initial)
+            to_enter[initial] = None
             default_entry.add(initial)
         add_descendant_states_to_enter(initial, history, default_entry, to_enter)
         add_ancestor_states_to_enter(to_enter, history, default_entry, get_proper_ancestors(initial, node), None)
     elif node.type == "parallel":
         for child in node.children:
             if not _has_descendant_in(to_enter, child):
-                to_enter.add(child)
+                to_enter[child] = None
                 default_entry.add(child)
                 add_descendant_states_to_enter(child, history, default_entry, to_enter)
 
 
 def add_ancestor_states_to_enter(
-    to_enter: set[StateNode],
+    to_enter: dict[StateNode, None],
     history: dict[str, tuple[StateNode, ...]],
     default_entry: set[StateNode],
     ancestors: list[StateNode],
@@ -461,11 +461,11 @@ def add_ancestor_states_to_enter(
 ) -> None:
     for anc in ancestors:
         if reentrancy_domain is None or reentrancy_domain in anc.ancestor_set:
-            to_enter.add(anc)
+            to_enter[anc] = None
         if anc.type == "parallel":
             for child in anc.children:
                 if not _has_descendant_in(to_enter, child):
-                    to_enter.add(child)
+                    to_enter[child] = None
                     add_descendant_states_to_enter(child, history, default_entry, to_enter)
 
 
@@ -581,7 +581,7 @@ def enter_states(
     is_initial: bool,
     step: Microstep | None,
 ) -> None:
-    to_enter: set[StateNode] = set()
+    to_enter: dict[StateNode, None] = {}
     default_entry: set[StateNode] = set()
     compute_entry_set(transitions, history, default_entry, to_enter)
     machine = scope.machine
@@ -655,7 +655,7 @@ def _plan_step(machine: Machine, transitions: list[Transition], config: Configur
     updates = _record_history(to_exit, mut)
     for node in to_exit:
         del mut[node]
-    to_enter: set[StateNode] = set()
+    to_enter: dict[StateNode, None] = {}
     default_entry: set[StateNode] = set()
     compute_entry_set(filtered, history, default_entry, to_enter)
     ordered = sorted(to_enter, key=lambda n: n.order)

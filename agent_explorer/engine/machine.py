@@ -20,7 +20,7 @@ from .actors import ChildRef, resolve_logic
 from .algorithm import get_all_state_nodes, get_state_nodes, get_state_value, select_transitions
 from .definition import build_definition, structural_hash
 from .guards import BuiltinGuard, StateIn, and_, guard_names
-from .nodes import StateNode, Transition, to_state_path
+from .nodes import StateNode, Transition, get_state_node_by_path, to_state_path
 from .snapshot import Configuration, Snapshot
 from .transition import initial_transition
 
@@ -106,7 +106,10 @@ class Machine:
         self.context_config = self.config.get("context")
         options = self.config.get("options") or {}
         self.max_iterations: float = options.get("maxIterations", math.inf)
+        # id -> node as XState's idMap (a later node with the same id replaces the earlier one);
+        # all_nodes: every node in document order, shadowed ones included.
         self.id_map: dict[str, StateNode] = {}
+        self.all_nodes: list[StateNode] = []
         self._inline_actors: dict[str, Any] = {}
         self._configs: dict[tuple[StateNode, ...], Configuration] = {}
         self.root = StateNode(self, self.config, self.id, None)
@@ -117,7 +120,7 @@ class Machine:
         # A compound whose initial state is a history node makes entry sets depend on history.
         self.history_sensitive_initial = any(
             n.initial is not None and n.initial.target is not None and n.initial.target[0].type == "history"
-            for n in self.id_map.values()
+            for n in self.all_nodes
         )
         self._validate_names()
         self._definition: dict[str, Any] | None = None
@@ -128,7 +131,7 @@ class Machine:
         `{"type": "xstate.route", "to": "#id"}` (a root transition guarded on `event.to`)."""
 
         routes: list[Transition] = []
-        for node in list(self.id_map.values())[1:]:
+        for node in self.all_nodes[1:]:
             route = node.config.get("route")
             if route is None or not node.config.get("id"):
                 continue
@@ -183,25 +186,21 @@ class Machine:
         )
 
     def get_state_node_by_id(self, state_id: str) -> StateNode:
-        """`"#id"`, `"id"` or `"#id.child.path"` -> node."""
-        raw = state_id.removeprefix("#")
-        node = self.id_map.get(raw)
-        if node is not None:
-            return node
-        path = to_state_path(raw)
-        node = self.id_map.get(path[0])
+        """XState's getStateNodeById: `"#id"` or `"id"`, then an optional child path.
+
+        The text is split on its unescaped dots first (`to_state_path`): the first part (less a
+        leading `#`) is an id, the rest a path of child keys. So `"#foo.bar"` is the child `bar` of
+        the node with id `foo`, even when some state has the id `"foo.bar"` (that one is reached
+        by `"#foo\\.bar"`). An unknown id raises MachineConfigError (XState throws an Error).
+        """
+        path = to_state_path(state_id)
+        first = path[0][1:] if path[0].startswith("#") else path[0]
+        node = self.id_map.get(first)
         if node is None:
             raise MachineConfigError(
-                f"Child state node '#{raw}' does not exist on machine '{self.id}'.", path=f"#{raw}"
+                f"Child state node '#{first}' does not exist on machine '{self.id}'.", path=f"#{first}"
             )
-        for key in path[1:]:
-            if not key:
-                break
-            child = node.states.get(key)
-            if child is None:
-                raise MachineConfigError(f"Child state '{key}' does not exist on '{node.id}'.", path=f"#{node.id}")
-            node = child
-        return node
+        return get_state_node_by_path(node, path[1:]) if len(path) > 1 else node
 
     def configuration(self, nodes: tuple[StateNode, ...]) -> Configuration:
         """The interned Configuration for a `_nodes` tuple (value, tags, plans computed once)."""
@@ -240,7 +239,7 @@ class Machine:
         children = snapshot._children
         persisted["children"] = {cid: child.persisted() for cid, child in children.items()} if children else {}
         if exact:
-            persisted["_nodes"] = [n.id for n in snapshot._config.nodes]
+            persisted["_nodes"] = [self._exact_name(n) for n in snapshot._config.nodes]
         return persisted
 
     def restore_snapshot(self, persisted: Mapping[str, Any]) -> Snapshot:
@@ -249,11 +248,11 @@ class Machine:
         value = persisted["value"]
         try:
             if "_nodes" in persisted:
-                nodes = tuple(self.id_map[node_id] for node_id in persisted["_nodes"])
+                nodes = tuple(self._node_by_exact_name(name) for name in persisted["_nodes"])
             else:
                 listed = get_state_nodes(self.root, value)
                 nodes = tuple(get_all_state_nodes(dict.fromkeys(listed)))
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, TypeError, MachineConfigError) as exc:
             raise AgentError(
                 f"Persisted snapshot value {value!r} does not fit machine '{self.id}': {exc}. Was it "
                 f"persisted by another machine or version?",
@@ -261,7 +260,9 @@ class Machine:
             ) from None
         history: dict[str, tuple[StateNode, ...]] = {}
         for hid, items in (persisted.get("historyValue") or {}).items():
-            resolved = tuple(self.id_map[item["id"]] for item in items if item.get("id") in self.id_map)
+            # As XState's restoreSnapshot: each `{"id"}` goes through getStateNodeById (so an id is
+            # split on its dots like a target), and one that resolves to nothing is dropped.
+            resolved = tuple(node for item in items if (node := self._history_node(item)) is not None)
             if resolved:
                 history[hid] = resolved
         children: dict[str, ChildRef] = {}
@@ -298,8 +299,8 @@ class Machine:
         if snapshot._machine is self:
             return snapshot
         try:
-            nodes = tuple(self.id_map[n.id] for n in snapshot._config.nodes)
-            history = {hid: tuple(self.id_map[n.id] for n in hs) for hid, hs in snapshot._history.items()}
+            nodes = tuple(self._counterpart(n) for n in snapshot._config.nodes)
+            history = {hid: tuple(self._counterpart(n) for n in hs) for hid, hs in snapshot._history.items()}
         except KeyError as exc:
             raise AgentError(
                 f"Snapshot of machine '{snapshot._machine.id}' is in state {exc.args[0]!r}, which machine "
@@ -309,6 +310,39 @@ class Machine:
         return Snapshot(self, self.configuration(nodes), snapshot._context, status=snapshot._status,
                         children=snapshot._children, history=history, output=snapshot._output,
                         error=snapshot._error)
+
+    def _history_node(self, item: Any) -> StateNode | None:
+        node_id = item.get("id") if isinstance(item, Mapping) else None
+        if not isinstance(node_id, str):
+            return None
+        try:
+            return self.get_state_node_by_id(node_id)
+        except MachineConfigError:
+            return None
+
+    def _exact_name(self, node: StateNode) -> str | list[str]:
+        """How the exact form names an active node: its id, or its key path from the root when a
+        later node took that id (XState's id map keeps one node per id)."""
+        return node.id if self.id_map.get(node.id) is node else list(node.path)
+
+    def _node_by_exact_name(self, name: Any) -> StateNode:
+        if isinstance(name, list):
+            return get_state_node_by_path(self.root, [str(key) for key in name]) if name else self.root
+        return self.id_map[name]
+
+    def _counterpart(self, node: StateNode) -> StateNode:
+        """This machine's node for another machine's `node`: the one with its id, or the one at its
+        key path where a later node took that id (raises KeyError naming the id when none)."""
+        mine = self.id_map.get(node.id)
+        if mine is not None and (mine.path == node.path or node.machine.id_map.get(node.id) is node):
+            return mine
+        current = self.root
+        for key in node.path:
+            child = current.states.get(key)
+            if child is None:
+                raise KeyError(node.id)
+            current = child
+        return current
 
     def can(self, snapshot: Snapshot, event: dict[str, Any]) -> bool:
         """Would `event` take a transition that has a target or actions in `snapshot` (guards evaluated)?"""
@@ -323,7 +357,7 @@ class Machine:
 
     def _validate_names(self) -> None:
         impl = self.implementations
-        for node in self.id_map.values():
+        for node in self.all_nodes:
             where = f"#{node.id}"
             for inv in node.invoke:
                 if inv.logic is not None:

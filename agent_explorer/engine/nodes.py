@@ -200,14 +200,13 @@ class StateNode:
         self.type: str = declared_type or (
             "compound" if states_config else ("history" if config.get("history") else "atomic")
         )
+        # XState's id map exactly: `order` is the map's size before this node registers, and a
+        # colliding id (explicit, or a default like "m.foo.bar" for a key "foo.bar" and the path
+        # foo > bar) is not an error: the later node takes the id (keeping the earlier's slot in
+        # the map) and both keep working by path. Document order uses `all_nodes`, never the map.
         self.order = len(machine.id_map)
-        if self.id in machine.id_map:
-            raise MachineConfigError(
-                f'Duplicate state id "{self.id}": used by "#{machine.id_map[self.id].id}" and again at '
-                f'{self._path_text()}. Give one of them another "id".',
-                path=self._path_text(),
-            )
         machine.id_map[self.id] = self
+        machine.all_nodes.append(self)
         self.ancestors: tuple[StateNode, ...] = ((parent,) + parent.ancestors) if parent is not None else ()
         self.ancestor_set = frozenset(self.ancestors)
         self.depth = len(self.ancestors)
@@ -246,11 +245,6 @@ class StateNode:
         self.entry_actions: tuple[Any, ...] = ()
         self.exit_actions: tuple[Any, ...] = ()
         self.invoke_ids: tuple[str, ...] = tuple(inv.id for inv in self.invoke)
-
-    def _path_text(self) -> str:
-        if self.parent is None:
-            return f"#{self.machine.id}"
-        return f'"#{self.parent.id}" > "{self.key}"'
 
     # -- second pass: needs every node registered (targets may be #ids) --------------------------
 
@@ -295,7 +289,7 @@ class StateNode:
                 nodes = []
                 for t in to_list(target):
                     try:
-                        nodes.append(_node_by_path(parent, str(t)))
+                        nodes.append(get_state_node_by_path(parent, str(t)))
                     except MachineConfigError as exc:
                         raise MachineConfigError(
                             f'History state "#{self.id}" has default target {t!r}, which is not a state '
@@ -308,7 +302,10 @@ class StateNode:
 
     def _format_initial(self) -> Transition | None:
         initial = self.config.get("initial")
-        if self.type != "compound":
+        # XState accepts `initial` (and child states) on a final state: it never enters them,
+        # but a default entry of the final state runs the initial's actions, and an initial
+        # naming no child throws when the state is entered. So: kept, checked here, never entered.
+        if self.type != "compound" and not (self.type == "final" and initial):
             if initial:
                 raise MachineConfigError(
                     f'State "#{self.id}" declares initial {initial!r} but is {self.type}, not compound. '
@@ -319,9 +316,13 @@ class StateNode:
         key = initial if isinstance(initial, str) else initial.get("target") if isinstance(initial, dict) else None
         target = self.states.get(key) if isinstance(key, str) else None
         if target is None:
+            fix = (
+                f"Use one of its child keys: {', '.join(self.states)}."
+                if self.states
+                else 'It has no child states: remove "initial".'
+            )
             raise MachineConfigError(
-                f'Initial state node "{key}" not found on parent state node #{self.id}. '
-                f"Use one of its child keys: {', '.join(self.states)}.",
+                f'Initial state node "{key}" not found on parent state node #{self.id}. {fix}',
                 path=f"#{self.id}",
             )
         actions = tuple(to_list(initial.get("actions"))) if isinstance(initial, dict) else ()
@@ -418,19 +419,7 @@ class StateNode:
                 f'Transition target {target!r} of state "#{self.id}"{on} must be a string.', path=f"#{self.id}"
             )
         try:
-            if target.startswith("#"):
-                return self.machine.get_state_node_by_id(target)
-            if target.startswith(STATE_DELIMITER):
-                if self.parent is None:
-                    return _node_by_path(self, target[1:])
-                return _node_by_path(self.parent, self.key + target)
-            if self.parent is None:
-                raise MachineConfigError(
-                    f'Invalid target: "{target}" is not a valid target from the root node. Did you mean '
-                    f'".{target}"?',
-                    path=f"#{self.id}",
-                )
-            return _node_by_path(self.parent, target)
+            return resolve_target(self, target)
         except MachineConfigError as exc:
             raise MachineConfigError(
                 f'Unknown transition target "{target}" in state "#{self.id}"{on}: {exc.message} '
@@ -472,35 +461,65 @@ def _transition_configs(config: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _node_by_path(node: StateNode, path: str) -> StateNode:
-    """XState's getStateNodeByPath: walk dot-separated child keys ('\\.' escapes a dot)."""
-    if path.startswith("#"):
-        return node.machine.get_state_node_by_id(path)
+def resolve_target(node: StateNode, target: str) -> StateNode:
+    """XState's resolveTarget for one string target of a transition of `node`.
+
+    `#...` is an id then a child path (Machine.get_state_node_by_id); `.a.b` is a path under
+    `node` itself; anything else is a path under the parent (a sibling first). The root has no
+    siblings, so a bare target there is an error.
+    """
+    if target.startswith("#"):
+        return node.machine.get_state_node_by_id(target)
+    if target.startswith(STATE_DELIMITER):
+        if node.parent is None:
+            return get_state_node_by_path(node, target[1:])
+        return get_state_node_by_path(node.parent, node.key + target)
+    if node.parent is None:
+        raise MachineConfigError(
+            f'Invalid target: "{target}" is not a valid target from the root node. Did you mean ".{target}"?',
+            path=f"#{node.id}",
+        )
+    return get_state_node_by_path(node.parent, target)
+
+
+def get_state_node_by_path(node: StateNode, path: str | list[str]) -> StateNode:
+    """XState's getStateNodeByPath: a `#`-string is tried as an id (then path) first; otherwise
+    walk the unescaped-dot-separated keys from `node`, stopping at an empty key. A key that
+    itself starts with `#` jumps to that id (as XState's getStateNode does)."""
+    if isinstance(path, str) and path.startswith("#"):
+        try:
+            return node.machine.get_state_node_by_id(path)
+        except MachineConfigError:
+            pass  # XState then walks the path itself, which fails on "#..." the same way
     current = node
-    for key in to_state_path(path):
+    for key in to_state_path(path) if isinstance(path, str) else path:
         if not key:
             break
-        child = current.states.get(key)
-        if child is None:
-            if not current.states:
-                raise MachineConfigError(
-                    f"Unable to retrieve child state '{key}' from '{current.id}'; no child states exist.",
-                    path=f"#{current.id}",
-                )
-            raise MachineConfigError(f"Child state '{key}' does not exist on '{current.id}'.", path=f"#{current.id}")
-        current = child
+        current = child_state_node(current, key)
     return current
 
 
+def child_state_node(node: StateNode, key: str) -> StateNode:
+    """XState's getStateNode: the child `key` of `node`, or the node with id `key` if it starts with `#`."""
+    if key.startswith("#"):
+        return node.machine.get_state_node_by_id(key)
+    child = node.states.get(key)
+    if child is None:
+        raise MachineConfigError(f"Child state '{key}' does not exist on '{node.id}'.", path=f"#{node.id}")
+    return child
+
+
 def to_state_path(state_id: str) -> list[str]:
-    """Split on dots, honouring backslash escapes (XState's toStatePath)."""
+    """XState's toStatePath: split on dots; a backslash takes the next character literally (so an
+    escaped backslash before a dot is a backslash, then a split). A trailing lone backslash takes JavaScript's
+    `undefined` and yields the text "undefined", exactly as XState does."""
     if "\\" not in state_id:
         return state_id.split(".")
-    result, segment, i = [], "", 0
-    while i < len(state_id):
+    result, segment, i, n = [], "", 0, len(state_id)
+    while i < n:
         ch = state_id[i]
-        if ch == "\\" and i + 1 < len(state_id):
-            segment += state_id[i + 1]
+        if ch == "\\":
+            segment += state_id[i + 1] if i + 1 < n else "undefined"
             i += 2
             continue
         if ch == ".":

@@ -29,6 +29,21 @@ A snapshot made by another Machine object (e.g. before `provide`) is first re-bo
 machine's nodes (`machine.adopt`), so the given machine's implementations run; XState would keep
 using the snapshot's own machine.
 
+State ids and targets follow XState's rules (StateNode, resolveTarget, getStateNodeById): a `#`
+target is split on its unescaped dots, the first part is an id and the rest a child path, so
+`#foo.bar` is the child `bar` of the state with id `foo` and `#foo\\.bar` the state with id
+`foo.bar`; an unknown id is a MachineConfigError at `create_machine`. Ids may collide (equal
+explicit ids, or a key "a.b" beside the path a > b): the later state takes the id, as in XState's id
+map, so `#id` targets and `state_in` mean it and the earlier one is reached by path; node order is
+XState's too (a state registered after a collision shares its predecessor's order). Limit: where
+the engine names states by id (microstep traces, transition ids, `machine.definition`, the
+explorer's chart) two such states carry the same name; give them distinct ids to tell them apart.
+
+A final state may declare `initial` and child states, as XState accepts: entering it never enters
+them (a default entry runs the initial's actions); a target naming one of its children enters that
+child under it, as XState does. An `initial` naming no child of a final state is rejected at
+`create_machine` (XState throws when the state is entered).
+
 Not reproduced: `spawn` inside `assign` (use `spawn_child`), actor references in context,
 `sendParent` from child machines, `systemId` registry collisions, snapshot events for `onSnapshot`
 (pure: nothing runs), and XState's wrapping of guard exceptions in its own message (the original

@@ -40,10 +40,10 @@ def test_root_target_without_dot_suggests_one() -> None:
     assert 'Did you mean ".a"' in err.message
 
 
-def test_duplicate_id() -> None:
-    err = _error({"id": "m", "initial": "a", "states": {"a": {"id": "same"}, "b": {"id": "same"}}})
-    assert "same" in err.message and "b" in err.message
-    assert err.path is not None
+def test_duplicate_id_is_accepted_and_the_later_state_takes_it() -> None:
+    """As in XState (issue 22): no error; `#same` means the later state (tests/engine/test_state_ids.py)."""
+    machine = setup().create_machine({"id": "m", "initial": "a", "states": {"a": {"id": "same"}, "b": {"id": "same"}}})
+    assert machine.get_state_node_by_id("#same") is machine.root.states["b"]
 
 
 def test_initial_that_is_not_a_child() -> None:
@@ -122,3 +122,29 @@ def test_state_in_must_name_an_existing_state() -> None:
             {"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"guard": "there"}}}}}
         )
     create_machine({"id": "m", "initial": "a", "states": {"a": {"on": {"E": {"guard": state_in("#m.a")}}}}})
+
+
+def test_final_state_with_initial_and_children_is_accepted_and_never_entered() -> None:
+    """Issue 26: XState 5.33.3 accepts it (differential scenario final_with_children)."""
+    from agent_explorer.engine import initial_transition, transition
+
+    machine = setup().create_machine(
+        {"id": "m", "initial": "a", "states": {
+            "a": {"on": {"GO": "f"}},
+            "f": {"type": "final", "initial": "x", "states": {"x": {}, "y": {}}},
+        }}
+    )
+    snapshot, _ = transition(machine, initial_transition(machine)[0], {"type": "GO"})
+    assert snapshot.status == "done" and snapshot.value == "f"
+    assert [n.id for n in snapshot._config.nodes] == ["m.f", "m"]
+
+
+@pytest.mark.parametrize("states", [{"x": {}}, None], ids=["not-a-child", "no-children"])
+def test_final_state_initial_must_name_a_child(states: dict[str, Any] | None) -> None:
+    """XState throws when such a final state is entered; the engine says so up front."""
+    final: dict[str, Any] = {"type": "final", "initial": "zzz"}
+    if states is not None:
+        final["states"] = states
+    err = _error({"id": "m", "initial": "a", "states": {"a": {"on": {"GO": "f"}}, "f": final}})
+    assert err.path == "#m.f" and 'Initial state node "zzz" not found' in err.message
+    assert ("x" in err.message) if states else ('remove "initial"' in err.message)

@@ -377,6 +377,11 @@ def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
     gen = _Generator(rng)
     config = gen.skeleton()
     gen.decorate(config)
+    # Colliding and dotted explicit ids on a third of the cases, drawn from a second stream so
+    # that the rest of every case stays what this seed always gave.
+    id_rng = random.Random(f"{seed}:{index}:ids")
+    if id_rng.random() < 0.35:
+        _collide_ids(config, gen.nodes, id_rng)
     config["context"] = {"n": 0, "trail": []}
     leaf_values = [
         n["id"].split(".")[1]
@@ -391,3 +396,61 @@ def generate_case(seed: int, index: int, events: int = 25) -> dict[str, Any]:
         "can": [{"type": t} for t in [*EXTERNAL, "PING", "x.a"]],
         "matches": sorted(set(leaf_values))[:3],
     }
+
+
+ID_POOL = ["dup", "dup", "k.q", "k"]
+
+
+def _collide_ids(root: dict[str, Any], nodes: list[dict[str, Any]], rng: random.Random) -> None:
+    """Give a few states explicit ids that collide (with each other or with another state's default
+    id) or contain a dot, then rewrite some `#gen.<path>` targets to go through an id their state
+    (or an ancestor) now owns, as `#<id>` or `#<id>.<rest of the path>` (dots in the id escaped).
+
+    Every rewritten target still names the same state, so the termination argument of the module
+    docstring holds; what changes is the id map (the later state takes a shared id), the node
+    orders after a collision (XState's `order` is the id map's size) and `xstate.done.state.<id>`
+    names, all of which both sides must derive alike. States with `after` or `invoke` keep their
+    ids (the case's events name their timers and children by them).
+    """
+    eligible = [n for n in nodes if "after" not in n["config"] and "invoke" not in n["config"]]
+    if not eligible:
+        return
+    for node in rng.sample(eligible, min(len(eligible), rng.randint(1, 3))):
+        if rng.random() < 0.3:
+            node["config"]["id"] = rng.choice(nodes)["id"]  # another state's default id
+        else:
+            node["config"]["id"] = rng.choice(ID_POOL)
+    owner: dict[str, str] = {MACHINE_ID: MACHINE_ID}  # id -> default id of the state that keeps it
+    for node in nodes:  # document order: a later state takes the id
+        owner[node["config"].get("id", node["id"])] = node["id"]
+    explicit = {
+        node["id"]: node["config"]["id"]
+        for node in nodes
+        if "id" in node["config"] and owner[node["config"]["id"]] == node["id"]
+    }
+
+    def rewrite(target: str) -> str:
+        if not target.startswith(f"#{MACHINE_ID}.") or rng.random() < 0.4:
+            return target
+        path = target[1:].split(".")
+        for cut in range(len(path), 1, -1):
+            own = explicit.get(".".join(path[:cut]))
+            if own is not None:
+                return "#" + ".".join([own.replace(".", "\\."), *path[cut:]])
+        return target
+
+    def walk(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                walk(item)
+        elif isinstance(value, dict):
+            target = value.get("target")
+            if isinstance(target, str):
+                value["target"] = rewrite(target)
+            elif isinstance(target, list):
+                value["target"] = [rewrite(t) if isinstance(t, str) else t for t in target]
+            for key, item in value.items():
+                if key != "target":
+                    walk(item)
+
+    walk(root)
