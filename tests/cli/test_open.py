@@ -298,6 +298,10 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
     pytest.importorskip("jupyterlab")
     folder, _marker, entries = project
     write_log(folder / "run.jsonl", entries)
+    planted = folder / "PLANTED"  # the server runs in --dir: a module there must not be imported in its place
+    (folder / "notebooks" / "jupyterlab").mkdir(parents=True)
+    for module in ("jupyter.py", "jupyterlab/__init__.py"):
+        (folder / "notebooks" / module).write_text(PLANTED.format(marker=str(planted)))
     process = subprocess.Popen(
         [sys.executable, "-m", "agent_explorer.cli", "open", "run.jsonl", "--machine", REF, "--no-browser",
          "--port", "18951", "--dir", "notebooks"],
@@ -325,6 +329,7 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
                 time.sleep(0.5)
         source = "".join(c["source"] for c in notebook["content"]["cells"] if c["cell_type"] == "code")
         assert literals(source)["LOG"] == str((folder / "run.jsonl").resolve())
+        assert not planted.exists()
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
