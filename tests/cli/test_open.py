@@ -276,6 +276,60 @@ def test_the_sample_workspace_copies_notebooks_and_keeps_your_edits(tmp_path: Pa
         write_sample_workspace(tmp_path, "../../etc/passwd")
 
 
+@pytest.mark.postgres
+def test_the_notebook_for_a_postgres_thread_holds_no_password_and_opens_it_read_only(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The URL's password (`user:pw@` and `?password=`) never enters the notebook; the kernel's libpq takes it from
+    PGPASSWORD. The cell's store refuses writes (read-only transactions), so a fork's save fails there."""
+    import asyncio
+    import uuid
+    from urllib.parse import urlsplit
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from stores.conftest import drop_schema, pg_dsn
+
+    folder, _marker, entries = project
+    dsn = pg_dsn()
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    parts = urlsplit(dsn)
+    user, host = parts.username or "postgres", parts.netloc.rpartition("@")[2]
+    url = f"{parts.scheme}://{user}:s3cret-pw@{host}{parts.path}?schema={schema}&password=s3cret-pw"
+    store = open_store_for_test(f"{dsn}{'&' if '?' in dsn else '?'}schema={schema}")
+    try:
+        store.sync.append(thread_id="t", expected_index=0, entries=entries)
+        store.sync.close()
+        notebook = write_log_notebook(f"{url}#t", folder / "nb", machine=REF)
+        text = notebook.read_text()
+        assert "s3cret-pw" not in text
+        assert literals(code_cell(notebook))["STORE_URL"] == f"{parts.scheme}://{user}@{host}{parts.path}?schema={schema}"
+        assert "PGPASSWORD" in text
+        monkeypatch.setenv("PGPASSWORD", "s3cret-pw")
+        book = nbformat.read(notebook, as_version=4)  # type: ignore[no-untyped-call]
+        book.cells.append(nbformat.v4.new_code_cell(  # type: ignore[no-untyped-call]
+            "try:\n    ex.fork(at=2).save()\nexcept Exception as error:\n    print('refused:', error.code)"))
+        NotebookClient(book, kernel_name="python3", timeout=120,
+                       resources={"metadata": {"path": str(notebook.parent)}}).execute()
+        outputs = [o for c in book.cells if c.cell_type == "code" for o in c.outputs]
+        assert not [o for o in outputs if o.get("output_type") == "error"], outputs
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+        assert any("refused: store-error" in o.get("text", "") for o in outputs), outputs
+        check = open_store_for_test(f"{dsn}{'&' if '?' in dsn else '?'}schema={schema}")
+        assert [info[0] for info in check.sync.list_threads()] == ["t"]  # the save wrote nothing
+        check.sync.close()
+    finally:
+        asyncio.run(drop_schema(dsn, schema))
+
+
+def open_store_for_test(url: str) -> Any:
+    from agent_explorer.stores.urls import open_store
+
+    return open_store(url)
+
+
 def test_open_with_no_log_keeps_a_sample_log_file_it_did_not_write(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: Any, capsys: Any
 ) -> None:
