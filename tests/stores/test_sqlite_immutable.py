@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_explorer.stores.urls import open_store, store_url
 from agent_explorer.stores.sqlite import SqliteEventLogStore
+from agent_explorer.stores.urls import open_store, store_url
 
 from .conftest import make_entries
 
