@@ -21,7 +21,7 @@ from ..eventlog.files import write_bytes_atomically
 from .lab import require_lab, serve_notebook
 from .machines import import_consented, resolve_machine_ref
 from .notebook import absolute_store_url, explorer_notebook, notebook_file_name, notebook_json
-from .sources import load_entries, parse_source
+from .sources import LogSource, load_entries, parse_source
 from .terminal import terminal_safe
 
 __all__ = ["add_open_arguments", "open_command", "write_log_notebook", "write_sample_workspace"]
@@ -82,7 +82,7 @@ def write_log_notebook(
         raise AgentError(f"{source.path} is an empty log: it holds no entries, so there is nothing to open",
                          code="empty-log")
     ref = resolve_machine_ref(entries[:1], machine, trust_ref=trust_ref)
-    import_consented(ref)
+    _check_fold(import_consented(ref), entries, source)
     target = directory / notebook_file_name(source)
     if (target.exists() or target.is_symlink()) and not force:
         if reopen:
@@ -94,6 +94,28 @@ def write_log_notebook(
     text = notebook_json(explorer_notebook(source, ref, _machine_path(ref)))
     write_bytes_atomically(target, text.encode("utf-8"))
     return target
+
+
+def _check_fold(machine: Any, entries: list[dict[str, Any]], source: LogSource) -> None:
+    """Fold the log as `verify` does, so what would stop the explorer (a machine of another version, an entry
+    the machine cannot take) is verify's one-line error now. A divergence is not an error here: showing where a
+    run diverged is what the explorer is for, so it is only said."""
+    from ..eventlog.verification import verify_log
+
+    if len(entries) >= 5000:
+        print(f"checking {len(entries)} entries before opening them (as verify does)", file=sys.stderr, flush=True)
+    report = verify_log(machine, entries)
+    if not report.ok:
+        print(f"note: {terminal_safe(_described(source))} diverges from machine {terminal_safe(str(machine.id))} "
+              f"at index {report.first_divergence}; the explorer shows where", flush=True)
+
+
+def _described(source: LogSource) -> str:
+    if source.is_store:
+        from ..stores.urls import redact_url
+
+        return f"{redact_url(source.store_url or '')}#{source.thread_id}"
+    return str(source.path)
 
 
 def _machine_path(ref: str) -> str | None:

@@ -184,6 +184,25 @@ def test_open_log_checks_the_whole_log_before_starting_anything(
     assert served == [] and not (folder / "explore_run.ipynb").exists()
 
 
+def test_open_log_folds_it_first_a_version_mismatch_is_verifys_error_and_a_divergence_still_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: Any, capsys: Any
+) -> None:
+    from agent_explorer.samples.shipped import shipped_sample_logs_dir
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("support_bridge_v2.jsonl", "support_divergent.jsonl"):
+        (tmp_path / name).write_bytes((shipped_sample_logs_dir() / name).read_bytes())
+    older = ["--machine", "agent_explorer.samples:support_agent"]  # version 1; the log was recorded by 2
+    assert main(["verify", "support_bridge_v2.jsonl", *older]) == 2
+    said_by_verify = capsys.readouterr().err
+    assert main(["open", "support_bridge_v2.jsonl", *older, "--no-browser"]) == 2  # the notebook would raise it
+    assert capsys.readouterr().err == said_by_verify and "[machine-version-mismatch]" in said_by_verify
+    assert served == [] and not (tmp_path / "explore_support_bridge_v2.ipynb").exists()
+    assert main(["open", "support_divergent.jsonl", "--no-browser"]) == 0
+    assert "diverges from machine support at index" in capsys.readouterr().out
+    assert served == [(tmp_path.resolve(), "explore_support_divergent.ipynb")]
+
+
 PLANTED = "from pathlib import Path\nPath({marker!r}).write_text('planted code ran')\n"
 
 
