@@ -1,8 +1,9 @@
 """`agent-explorer open [LOG]`: JupyterLab on the sample notebooks, or on a small notebook written for LOG.
 
 With no LOG it serves the notebooks and sample logs (a checkout's own, or copies the installed package writes
-into a per-user folder or `--dir`), generating the big samples first. With LOG it first reads the whole log with
-the checks `verify` makes (a truncated, reordered or garbled log is one line and exit 2, before anything starts),
+into a per-user folder or `--dir`), generating the big samples first. With LOG it first reads and folds the whole
+log as `verify` does (a truncated, reordered or garbled log, or a machine of another version, is one line and
+exit 2 before anything starts; a divergence is only noted: the explorer is where it is shown),
 then writes `explore_<name>.ipynb` into `--dir`, or reopens the one already there as it is (it is the user's
 now; `--force` rewrites it); the machine is the one the user agreed to import.
 """
