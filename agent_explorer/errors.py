@@ -13,7 +13,8 @@ context attributes; messages say what went wrong, where, and what to do about it
     ├── AgentLogFormatError                 "log-format"            line, truncated, valid_entries
     ├── MachineConfigError                  "invalid-machine-config" path
     ├── AgentStoreBusyError                 "store-busy"            (retryable: a lock was not had in time)
-    ├── AgentStoreError                     "store-error"           (a storage failure that is not a conflict)
+    ├── AgentStoreError                     "store-error"           (a storage failure that is not a conflict;
+    │                                       "store-read-only": a write to a store opened read-only)
     └── ProviderError                       "provider-error"        status, provider_request_id (a model call
                                                                     that failed after the SDK's retries)
 

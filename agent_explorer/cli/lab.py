@@ -1,6 +1,7 @@
 """Start JupyterLab on one notebook for `agent-explorer open`: a free port, a fresh token, the URL printed.
 
-It serves a folder the caller chose and opens nothing else; it never writes into that folder itself.
+It serves a folder the caller chose and opens nothing else; it never writes into that folder itself, and never
+imports from it (the server starts with Python's safe-path flag).
 """
 
 from __future__ import annotations
@@ -46,7 +47,9 @@ def serve_notebook(root: Path, notebook: PurePosixPath, *, port: int, no_browser
     token = secrets.token_hex(16)
     path = quote(notebook.as_posix())
     command = [
-        sys.executable, "-m", "jupyter", "lab",
+        # -P: the server runs in `root` (often a log's folder) without it on sys.path, so a `jupyter.py` or
+        # `jupyterlab/` planted there is never imported in place of the real one.
+        sys.executable, "-P", "-m", "jupyter", "lab",
         f"--ServerApp.root_dir={root}",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",

@@ -17,7 +17,7 @@ from typing import Any
 from ..canonical import assert_json_serializable, state_hash
 from ..engine import transition_with_trace
 from ..engine.values import value_text
-from ..errors import AgentError, AgentInvalidEventPayloadError
+from ..errors import AgentError, AgentInvalidEventPayloadError, AgentStoreError
 from ..eventlog import create_replay_entry, diff_snapshots
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.fold import Step
@@ -233,12 +233,20 @@ class Branch:
         returns the thread id. The thread must be new: a save never changes what a store already holds.
 
         The entries go in one append (atomic), verbatim: the shared prefix keeps its ids, so the thread is
-        recognised as a fork of the recording when opened again (`Explorer.add_thread`)."""
+        recognised as a fork of the recording when opened again (`Explorer.add_thread`). A read-only store
+        (an explorer opened from one, as `agent-explorer open` does) is refused: AgentStoreError, code
+        `store-read-only`; the fork stays in memory."""
         target = store if store is not None else self.root.store
         if target is None:
             raise AgentError(
                 "branch.save() needs a store: pass store=... (the explorer was not opened from a store)",
                 code="invalid-argument",
+            )
+        if getattr(target, "read_only", False):
+            raise AgentStoreError(
+                f"branch.save() needs a store opened for writing; {target!r} is read-only (as the notebook "
+                "`agent-explorer open` writes opens it): pass store=open_store(URL) to save the fork there",
+                code="store-read-only",
             )
         thread = thread_id or f"{self.root.thread_id or self.root.name}~{self.name}"
         target.sync.append(thread_id=thread, expected_index=0, entries=list(self.entries))

@@ -4,6 +4,11 @@
 where they live), `inbox_long.jsonl` (long_run.py's fast path, folded through the real engine) and `samples.db`
 (every thread, with each entry's exact JSON text). Deterministic and idempotent: a stamp records what the files
 were made from, and when it is current nothing is written. It never edits the shipped logs where they live.
+
+It only ever replaces a file it wrote itself: the stamp also holds a manifest, each written file's SHA-256, and a
+file of one of its names whose bytes are not the ones recorded (a user's own `samples.db` with threads of theirs, a
+`support_clean.jsonl` of their notes) is kept and reported (`AgentError`, code `file-exists`) unless `force`.
+A `samples.db` with a non-empty `-wal` beside it holds commits its digest cannot see, so it is never provably ours.
 """
 
 from __future__ import annotations
@@ -12,10 +17,12 @@ import contextlib
 import hashlib
 import json
 import os
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from ..errors import AgentError
 from ..eventlog.files import write_bytes_atomically
 from ..stores.copy import export_thread_jsonl, import_thread_jsonl
 from ..stores.portal import run_sync
@@ -33,7 +40,7 @@ GENERATED_FILES = (LONG_RUN_FILE, STORE_FILE)
 STAMP = ".generated.json"
 _LOCK = ".samples.lock"
 #: Bumped when the way the files are written changes (what the stamp's key cannot see).
-_FORMAT = 1
+_FORMAT = 2
 _BATCH = 5000
 
 
@@ -55,8 +62,11 @@ def ensure_samples(
 
     Returns at once when the stamp says the generated files were made from this package's code and these
     shipped logs (and they are still there); otherwise writes them (a few seconds), each atomically, under a
-    lock so two notebooks opening at once do the work once. `force` rewrites them regardless. `source` is where
-    the committed logs come from (default: the shipped ones); `tickets` shortens the long run (for tests).
+    lock so two notebooks opening at once do the work once. A file it would replace that its manifest does not
+    prove it wrote is kept: nothing is written and an AgentError (code `file-exists`) names it. `force` rewrites
+    every file regardless, replacing such files too (`samples.db` with its `-wal`/`-shm`, `inbox_long.jsonl`
+    and the shipped logs' names). `source` is where the committed logs come from (default: the shipped ones);
+    `tickets` shortens the long run (for tests).
     """
     out = Path(dir) if dir is not None else default_sample_logs()
     origin = Path(source) if source is not None else shipped_sample_logs_dir()
@@ -64,32 +74,127 @@ def ensure_samples(
     say = log if log is not None else (lambda _message: None)
     out.mkdir(parents=True, exist_ok=True)
     with _locked(out):
-        copied = _copy_shipped(origin, out)
-        key = _key(out, count)
-        if not force and not copied and _is_current(out, key):
+        stamp = _read_stamp(out)
+        shipped = _shipped_to_copy(origin, out)
+        fresh = not force and not shipped and _is_current(out, _key(out, count), stamp)
+        if fresh:
             return out
+        ours = _proven_ours(out, stamp)
+        replaced = [name for name in (*shipped, *GENERATED_FILES) if _occupied(out / name)]
+        foreign = [name for name in replaced if name not in ours]
+        if foreign and not force:
+            raise _foreign_error(out, foreign)
+        written = {name: digest for name, digest in ours.items() if name not in replaced}
+        for name, data in shipped.items():
+            write_bytes_atomically(out / name, data)
+            written[name] = hashlib.sha256(data).hexdigest()
+        key = _key(out, count)
         say(f"writing the generated sample logs into {out} ({', '.join(GENERATED_FILES)}; a few seconds)")
         files = run_sync(_generate(out, count))
-        _write_json(out / STAMP, {"format": _FORMAT, "key": key, "tickets": count, "files": files})
+        written[LONG_RUN_FILE] = files[LONG_RUN_FILE]["sha256"]
+        written[STORE_FILE] = _sha256(out / STORE_FILE)
+        _write_json(out / STAMP, {"format": _FORMAT, "key": key, "tickets": count, "files": files,
+                                  "written": dict(sorted(written.items()))})
     return out
 
 
 # -- what the files are made from ---------------------------------------------------------------------------------
 
 
-def _copy_shipped(origin: Path, out: Path) -> bool:
-    """Copy the shipped logs into `out` when it is another folder; True when a file there changed."""
+def _shipped_to_copy(origin: Path, out: Path) -> dict[str, bytes]:
+    """The shipped logs `out` lacks or holds other bytes of (none when `out` is where they live)."""
     if _same_dir(origin, out):
-        return False
-    changed = False
+        return {}
+    wanted: dict[str, bytes] = {}
     for name in GOLDEN_FILES:
         data = (origin / name).read_bytes()
         target = out / name
-        if target.exists() and target.read_bytes() == data:
+        if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
             continue
-        write_bytes_atomically(target, data)
-        changed = True
-    return changed
+        wanted[name] = data
+    return wanted
+
+
+# -- whose files these are -----------------------------------------------------------------------------------------
+
+
+def _read_stamp(out: Path) -> dict[str, Any]:
+    try:
+        stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stamp if isinstance(stamp, dict) else {}
+
+
+def _occupied(path: Path) -> bool:
+    """Something of this name is there (a dangling link too: replacing it would still drop what it names). A
+    store's non-empty `-wal` counts, even alone: it holds commits; an empty one and the `-shm` index hold none."""
+    if path.name == STORE_FILE and _has_commits(_side(path, "-wal")):
+        return True
+    return path.exists() or path.is_symlink()
+
+
+def _has_commits(wal: Path) -> bool:
+    return wal.is_symlink() or (wal.exists() and wal.stat().st_size > 0)
+
+
+def _side(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def _proven_ours(out: Path, stamp: dict[str, Any]) -> dict[str, str]:
+    """Name -> digest of each file in `out` the manifest proves this generator wrote (its bytes are the ones
+    recorded). A stamp written before the manifest (format 1) proves the long run by its recorded digest and the
+    store by holding exactly the threads and lengths it recorded."""
+    recorded: dict[str, str] = {}
+    manifest = stamp.get("written")
+    if isinstance(manifest, dict):
+        recorded = {name: digest for name, digest in manifest.items() if isinstance(digest, str)}
+    files = stamp.get("files") if isinstance(stamp.get("files"), dict) else {}
+    assert isinstance(files, dict)
+    if not recorded and stamp.get("format") == 1:
+        long_run_record = files.get(LONG_RUN_FILE)
+        if isinstance(long_run_record, dict) and isinstance(long_run_record.get("sha256"), str):
+            recorded[LONG_RUN_FILE] = long_run_record["sha256"]
+    ours: dict[str, str] = {}
+    for name in (*GOLDEN_FILES, *GENERATED_FILES):
+        path = out / name
+        if path.is_symlink() or not path.is_file():
+            continue
+        if name == STORE_FILE and _has_commits(_side(path, "-wal")):
+            continue  # commits not yet in the main file: its digest cannot vouch for them
+        digest = _sha256(path)
+        if recorded.get(name) == digest:
+            ours[name] = digest
+        elif name == STORE_FILE and name not in recorded and stamp.get("format") == 1:
+            store_record = files.get(STORE_FILE)
+            threads = store_record.get("threads") if isinstance(store_record, dict) else None
+            if isinstance(threads, dict) and _store_threads(path) == threads:
+                ours[name] = digest
+    return ours
+
+
+def _store_threads(path: Path) -> dict[str, int] | None:
+    """Thread id -> length of a SQLite store file, read without writing to it (None if it is not one)."""
+    import sqlite3
+
+    try:
+        uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+        with contextlib.closing(sqlite3.connect(uri, uri=True)) as conn:
+            rows = conn.execute("SELECT thread_id, max(idx) + 1 FROM agent_event_log GROUP BY thread_id").fetchall()
+    except sqlite3.Error:
+        return None
+    return {str(thread): int(length) for thread, length in rows}
+
+
+def _foreign_error(out: Path, names: list[str]) -> AgentError:
+    first = out / names[0]
+    more = f" (and {len(names) - 1} more: {', '.join(names[1:])})" if len(names) > 1 else ""
+    return AgentError(
+        f"kept {first}{more}: agent-explorer did not write it (or it changed since), so nothing was written; "
+        f"move it away, or pass --force to replace it with the package's",
+        code="file-exists", path=str(first),
+    )
 
 
 def _same_dir(a: Path, b: Path) -> bool:
@@ -114,12 +219,8 @@ def _key(out: Path, tickets: int) -> str:
     return digest.hexdigest()
 
 
-def _is_current(out: Path, key: str) -> bool:
-    try:
-        stamp = json.loads((out / STAMP).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(stamp, dict) or stamp.get("key") != key or not isinstance(stamp.get("files"), dict):
+def _is_current(out: Path, key: str, stamp: dict[str, Any]) -> bool:
+    if stamp.get("key") != key or not isinstance(stamp.get("files"), dict):
         return False
     for name in GENERATED_FILES:
         recorded = stamp["files"].get(name)

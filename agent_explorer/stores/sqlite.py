@@ -72,6 +72,12 @@ class SqliteEventLogStore(EventLogStore):
     `path` is the database file, created if missing; an existing directory means `events.db` inside it.
     `read_only=True` opens an existing file without writing to it (no pragma, no DDL; append and fork
     are refused), e.g. a log shipped with a repository or a colleague's file opened in the explorer.
+    The main file never changes, but SQLite itself needs a `-wal` and `-shm` beside a WAL-mode file to
+    read it, and creates them if missing (a read from a folder it cannot write to then fails).
+    `immutable=True` (implies read_only; `?immutable=1` in a URL) is SQLite's `immutable` URI parameter:
+    no lock, no `-wal`/`-shm`, nothing created or changed at all, for a copied file on read-only media.
+    Only for a file nothing writes to while it is open: SQLite trusts it not to change, and commits still
+    in a `-wal` beside it are not seen.
 
     Storage: table `table` (default `agent_event_log`) with `PRIMARY KEY (thread_id, idx)`,
     `UNIQUE (thread_id, id)`, and each entry's exact JSON text in `body`.
@@ -86,9 +92,11 @@ class SqliteEventLogStore(EventLogStore):
         table: str = "agent_event_log",
         read_only: bool = False,
         watch_poll: tuple[float, float] = WATCH_POLL,
+        immutable: bool = False,
     ) -> None:
         self.path = os.fspath(path)
-        self.read_only = bool(read_only)
+        self.immutable = bool(immutable)
+        self.read_only = bool(read_only) or self.immutable
         if os.path.isdir(self.path):  # a directory (e.g. pytest's tmp_path) holds the store as events.db
             self.path = os.path.join(self.path, DEFAULT_FILE_NAME)
         level = str(synchronous).upper()
@@ -107,7 +115,7 @@ class SqliteEventLogStore(EventLogStore):
         self._closed = False
 
     def __repr__(self) -> str:
-        mode = ", read_only=True" if self.read_only else ""
+        mode = ", immutable=True" if self.immutable else ", read_only=True" if self.read_only else ""
         return f"SqliteEventLogStore({self.path!r}, synchronous={self.synchronous!r}{mode})"
 
     # --- plumbing: one worker thread, one connection, one place for driver errors -------------------
@@ -180,7 +188,7 @@ class SqliteEventLogStore(EventLogStore):
 
     def _connect_read_only(self) -> sqlite3.Connection:
         """A connection SQLite itself keeps from writing (`mode=ro`): a read-only store's, or a watcher's."""
-        uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro"
+        uri = f"file:{urllib.parse.quote(os.path.abspath(self.path))}?mode=ro" + ("&immutable=1" if self.immutable else "")
         return sqlite3.connect(uri, uri=True, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
 
     def _open_read_only(self, conn: sqlite3.Connection) -> None:
@@ -195,7 +203,8 @@ class SqliteEventLogStore(EventLogStore):
 
     def _refuse_writes(self, what: str) -> None:
         if self.read_only:
-            raise AgentStoreError(f"{self!r} is opened read-only; {what} is refused (open it without read_only to write)")
+            raise AgentStoreError(f"{self!r} is opened read-only; {what} is refused (open it without read_only to write)",
+                                  code="store-read-only")
 
     @contextlib.contextmanager
     def _write_transaction(self, conn: sqlite3.Connection) -> Iterator[None]:

@@ -3,6 +3,7 @@
     memory:                                    a fresh, empty in-memory store
     sqlite:///relative/path.db                 SQLite file (SQLAlchemy style: three slashes = relative,
     sqlite:////absolute/path.db                four = absolute); ?synchronous=NORMAL&busy_timeout=5&table=x&mode=ro
+                                               (&immutable=1: read-only, creating no -wal/-shm, no lock)
     postgresql://user@host:5432/db             PostgreSQL (also postgres://); ?schema=x&table=y&max_size=n are
                                                ours, every other query parameter goes to libpq unchanged
 
@@ -62,6 +63,8 @@ def store_url(store: EventLogStore) -> str | None:
             query["table"] = store.table
         if store.read_only:
             query["mode"] = "ro"
+        if store.immutable:
+            query["immutable"] = "1"
         path = os.path.abspath(store.path)
         return f"sqlite:///{quote(path)}" + (f"?{urlencode(query)}" if query else "")
     postgres = _postgres_class()
@@ -153,8 +156,11 @@ def _open_sqlite(url: str, options: dict[str, Any]) -> EventLogStore:
             kwargs["table"] = value
         elif key == "mode" and value in ("ro", "rw"):
             kwargs["read_only"] = value == "ro"
+        elif key == "immutable" and value in ("0", "1"):
+            kwargs["immutable"] = value == "1"
         else:
-            raise _bad(url, f"unknown SQLite option {key}={value!r} (synchronous, busy_timeout, table, mode=ro)")
+            raise _bad(url, f"unknown SQLite option {key}={value!r} (synchronous, busy_timeout, table, mode=ro, "
+                            "immutable=1)")
     kwargs.update(options)
     return SqliteEventLogStore(path, **kwargs)
 

@@ -93,7 +93,7 @@ def test_a_hostile_file_name_is_a_literal_in_the_notebook(project: Any, name: st
     assert code.isascii()
     assert literals(code) == {"LOG": str(log.resolve()), "MACHINE": REF, "MACHINE_PATH": str(folder.resolve())}
     calls = {ast.unparse(n.func) for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Call)}
-    assert calls == {"Explorer", "import_machine", "read_log", "sys.path.insert"}
+    assert calls == {"Explorer", "import_machine", "read_log", "sys.path.append", "os.getcwd", "os.path.realpath"}
 
 
 def test_the_notebook_for_a_hostile_name_opens_that_log_in_a_real_kernel(project: Any) -> None:
@@ -127,6 +127,130 @@ def test_an_existing_notebook_is_kept_unless_forced(project: Any) -> None:
     assert (folder / "explore_run.ipynb").read_text() == "mine"
     write_log_notebook("run.jsonl", folder, machine=REF, force=True)
     assert literals(code_cell(folder / "explore_run.ipynb"))["LOG"] == str((folder / "run.jsonl").resolve())
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, str]]:
+    """The JupyterLab `open` would start: (root, notebook) of each start, recorded instead of run."""
+    import agent_explorer.cli.open as open_module
+
+    calls: list[tuple[Path, str]] = []
+
+    def serve(root: Path, notebook: Any, **_options: Any) -> int:
+        calls.append((root, str(notebook)))
+        return 0
+
+    monkeypatch.setattr(open_module, "serve_notebook", serve)
+    return calls
+
+
+def test_open_log_a_second_time_reopens_your_notebook_as_it_is(project: Any, served: Any, capsys: Any) -> None:
+    folder, _marker, entries = project
+    write_log(folder / "run.jsonl", entries)
+    assert main(["open", "run.jsonl", "--machine", REF, "--no-browser"]) == 0
+    notebook = folder / "explore_run.ipynb"
+    mine = notebook.read_text().replace("Explore a recorded run", "My notes on this run")
+    notebook.write_text(mine)
+    capsys.readouterr()
+    assert main(["open", "run.jsonl", "--machine", REF, "--no-browser"]) == 0
+    assert "reopening your notebook" in capsys.readouterr().out and notebook.read_text() == mine
+    assert served == [(folder.resolve(), "explore_run.ipynb")] * 2
+    assert main(["open", "run.jsonl", "--machine", REF, "--no-browser", "--force"]) == 0
+    assert "My notes" not in notebook.read_text() and len(served) == 3
+
+
+@pytest.mark.parametrize("damage", ["truncated", "swapped", "garbled", "empty"])
+def test_open_log_checks_the_whole_log_before_starting_anything(
+    project: Any, served: Any, capsys: Any, damage: str
+) -> None:
+    folder, _marker, entries = project
+    write_log(folder / "run.jsonl", entries)
+    lines = (folder / "run.jsonl").read_text().splitlines(keepends=True)
+    if damage == "truncated":  # the last line cut mid-entry, as a crashed writer leaves it
+        text = "".join(lines)[:-25]
+    elif damage == "swapped":
+        text = "".join([lines[0], lines[2], lines[1], *lines[3:]])
+    elif damage == "garbled":
+        text = "".join([*lines[:-1], "{not json\n"])
+    else:
+        text = ""
+    (folder / "run.jsonl").write_text(text)
+    assert main(["verify", "run.jsonl", "--machine", REF]) == 2
+    said_by_verify = capsys.readouterr().err
+    assert main(["open", "run.jsonl", "--machine", REF, "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("agent-explorer: error [")
+    assert err.split("]")[0] == said_by_verify.split("]")[0]  # the same error code verify gives
+    assert served == [] and not (folder / "explore_run.ipynb").exists()
+
+
+def test_open_log_folds_it_first_a_version_mismatch_is_verifys_error_and_a_divergence_still_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: Any, capsys: Any
+) -> None:
+    from agent_explorer.samples.shipped import shipped_sample_logs_dir
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("support_bridge_v2.jsonl", "support_divergent.jsonl"):
+        (tmp_path / name).write_bytes((shipped_sample_logs_dir() / name).read_bytes())
+    older = ["--machine", "agent_explorer.samples:support_agent"]  # version 1; the log was recorded by 2
+    assert main(["verify", "support_bridge_v2.jsonl", *older]) == 2
+    said_by_verify = capsys.readouterr().err
+    assert main(["open", "support_bridge_v2.jsonl", *older, "--no-browser"]) == 2  # the notebook would raise it
+    assert capsys.readouterr().err == said_by_verify and "[machine-version-mismatch]" in said_by_verify
+    assert served == [] and not (tmp_path / "explore_support_bridge_v2.ipynb").exists()
+    assert main(["open", "support_divergent.jsonl", "--no-browser"]) == 0
+    assert "diverges from machine support at index" in capsys.readouterr().out
+    assert served == [(tmp_path.resolve(), "explore_support_divergent.ipynb")]
+
+
+PLANTED = "from pathlib import Path\nPath({marker!r}).write_text('planted code ran')\n"
+
+
+@pytest.mark.parametrize("machine", ["sample", "yours-beside-the-log"])
+def test_the_notebook_imports_nothing_planted_beside_the_log(project: Any, machine: str) -> None:
+    """A log's folder holding `agent_explorer/__init__.py` and `pandas.py`: the notebook is written there (the
+    default: the current folder) and run in a real kernel started there; neither planted module runs."""
+    import pandas  # noqa: F401  (this process has the folder on sys.path too: the real one first)
+
+    folder, marker, entries = project
+    planted = folder / "PLANTED"
+    (folder / "agent_explorer").mkdir()
+    (folder / "agent_explorer" / "__init__.py").write_text(PLANTED.format(marker=str(planted)))
+    (folder / "pandas.py").write_text(PLANTED.format(marker=str(planted)))
+    if machine == "sample":
+        from agent_explorer.samples.shipped import shipped_sample_logs_dir
+
+        log = folder / "run.jsonl"
+        log.write_bytes((shipped_sample_logs_dir() / "support_clean.jsonl").read_bytes())
+        notebook = write_log_notebook(str(log), folder)
+    else:
+        write_log(folder / "run.jsonl", entries)
+        notebook = write_log_notebook("run.jsonl", folder, machine=REF)
+        assert literals(code_cell(notebook))["MACHINE_PATH"] == str(folder.resolve())
+    outputs = run_notebook(notebook)
+    assert not [o for o in outputs if o.get("output_type") == "error"], outputs
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+    assert not planted.exists()
+    assert marker.exists() == (machine != "sample")  # the machine you named still imports from its folder
+
+
+def test_the_notebook_for_a_store_opens_it_read_only(project: Any) -> None:
+    """Running the notebook leaves a rollback-journal SQLite file byte for byte as it was (no switch to WAL)."""
+    import sqlite3
+
+    folder, _marker, entries = project
+    store = SqliteEventLogStore(folder / "runs.db")
+    store.sync.append(thread_id="t", expected_index=0, entries=entries)
+    store.sync.close()
+    with sqlite3.connect(folder / "runs.db") as raw:
+        assert raw.execute("PRAGMA journal_mode = DELETE").fetchone() == ("delete",)
+    before = (folder / "runs.db").read_bytes()
+    notebook = write_log_notebook("sqlite:///runs.db#t", folder / "nb", machine=REF)
+    assert "read_only=True" in code_cell(notebook)
+    outputs = run_notebook(notebook)
+    assert not [o for o in outputs if o.get("output_type") == "error"], outputs
+    assert (folder / "runs.db").read_bytes() == before
+    assert sorted(p.name for p in folder.glob("runs.db*")) == ["runs.db"]
 
 
 def test_a_store_thread_opens_from_another_folder(project: Any) -> None:
@@ -171,11 +295,86 @@ def test_the_sample_workspace_copies_notebooks_and_keeps_your_edits(tmp_path: Pa
         write_sample_workspace(tmp_path, "../../etc/passwd")
 
 
+@pytest.mark.postgres
+def test_the_notebook_for_a_postgres_thread_holds_no_password_and_opens_it_read_only(
+    project: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The URL's password (`user:pw@` and `?password=`) never enters the notebook; the kernel's libpq takes it from
+    PGPASSWORD. The cell's store refuses writes (read-only transactions), so a fork's save fails there."""
+    import asyncio
+    import uuid
+    from urllib.parse import urlsplit
+
+    import nbformat
+    from nbclient import NotebookClient
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from stores.conftest import drop_schema, pg_dsn
+
+    folder, _marker, entries = project
+    dsn = pg_dsn()
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    parts = urlsplit(dsn)
+    user, host = parts.username or "postgres", parts.netloc.rpartition("@")[2]
+    url = f"{parts.scheme}://{user}:s3cret-pw@{host}{parts.path}?schema={schema}&password=s3cret-pw"
+    store = open_store_for_test(f"{dsn}{'&' if '?' in dsn else '?'}schema={schema}")
+    try:
+        store.sync.append(thread_id="t", expected_index=0, entries=entries)
+        store.sync.close()
+        notebook = write_log_notebook(f"{url}#t", folder / "nb", machine=REF)
+        text = notebook.read_text()
+        assert "s3cret-pw" not in text
+        assert literals(code_cell(notebook))["STORE_URL"] == f"{parts.scheme}://{user}@{host}{parts.path}?schema={schema}"
+        assert "PGPASSWORD" in text
+        monkeypatch.setenv("PGPASSWORD", "s3cret-pw")
+        book = nbformat.read(notebook, as_version=4)  # type: ignore[no-untyped-call]
+        book.cells.append(nbformat.v4.new_code_cell(  # type: ignore[no-untyped-call]
+            "try:\n    ex.fork(at=2).save()\nexcept Exception as error:\n    print('refused:', error.code)"))
+        NotebookClient(book, kernel_name="python3", timeout=120,
+                       resources={"metadata": {"path": str(notebook.parent)}}).execute()
+        outputs = [o for c in book.cells if c.cell_type == "code" for o in c.outputs]
+        assert not [o for o in outputs if o.get("output_type") == "error"], outputs
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+        assert any("refused: store-error" in o.get("text", "") for o in outputs), outputs
+        check = open_store_for_test(f"{dsn}{'&' if '?' in dsn else '?'}schema={schema}")
+        assert [info[0] for info in check.sync.list_threads()] == ["t"]  # the save wrote nothing
+        check.sync.close()
+    finally:
+        asyncio.run(drop_schema(dsn, schema))
+
+
+def open_store_for_test(url: str) -> Any:
+    from agent_explorer.stores.urls import open_store
+
+    return open_store(url)
+
+
+def test_open_with_no_log_keeps_a_sample_log_file_it_did_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, served: Any, capsys: Any
+) -> None:
+    import agent_explorer.samples.generate as generate
+
+    monkeypatch.setattr(generate, "LONG_RUN_TICKETS", 3)
+    (tmp_path / "sample_logs").mkdir()
+    notes = tmp_path / "sample_logs" / "support_clean.jsonl"
+    notes.write_text("my notes\n")
+    assert main(["open", "--dir", str(tmp_path), "--no-browser"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(notes) in err and "--force" in err
+    assert notes.read_text() == "my notes\n" and served == []
+    assert main(["open", "--dir", str(tmp_path), "--no-browser", "--force"]) == 0
+    assert notes.read_text() != "my notes\n" and served == [(tmp_path.resolve(), "notebooks/01_explore_a_run.ipynb")]
+
+
 def test_open_log_serves_the_written_notebook(project: Any) -> None:
     """JupyterLab answers on the printed URL with the notebook written for the log."""
     pytest.importorskip("jupyterlab")
     folder, _marker, entries = project
     write_log(folder / "run.jsonl", entries)
+    planted = folder / "PLANTED"  # the server runs in --dir: a module there must not be imported in its place
+    (folder / "notebooks" / "jupyterlab").mkdir(parents=True)
+    for module in ("jupyter.py", "jupyterlab/__init__.py"):
+        (folder / "notebooks" / module).write_text(PLANTED.format(marker=str(planted)))
     process = subprocess.Popen(
         [sys.executable, "-m", "agent_explorer.cli", "open", "run.jsonl", "--machine", REF, "--no-browser",
          "--port", "18951", "--dir", "notebooks"],
@@ -203,6 +402,7 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
                 time.sleep(0.5)
         source = "".join(c["source"] for c in notebook["content"]["cells"] if c["cell_type"] == "code")
         assert literals(source)["LOG"] == str((folder / "run.jsonl").resolve())
+        assert not planted.exists()
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)

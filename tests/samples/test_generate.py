@@ -91,26 +91,82 @@ def test_generation_is_deterministic(tmp_path: Path) -> None:
     assert stamp_a == stamp_b
 
 
-@pytest.mark.parametrize("damage", ["remove-store", "truncate-long-run", "edit-a-shipped-log", "stale-stamp"])
-def test_a_missing_damaged_or_stale_file_is_written_again(tmp_path: Path, damage: str) -> None:
+@pytest.mark.parametrize("damage", ["remove-store", "stale-stamp", "older-format-stamp"])
+def test_a_missing_or_stale_file_of_its_own_is_written_again(tmp_path: Path, damage: str) -> None:
     _generate(tmp_path)
     good_log = (tmp_path / "inbox_long.jsonl").read_bytes()
     good_threads = _threads(tmp_path / "samples.db")
+    stamp = json.loads((tmp_path / STAMP).read_text())
     if damage == "remove-store":
         (tmp_path / "samples.db").unlink()
-    elif damage == "truncate-long-run":
-        (tmp_path / "inbox_long.jsonl").write_bytes(good_log[:100])
-    elif damage == "edit-a-shipped-log":
-        (tmp_path / "support_clean.jsonl").write_text("{}\n")
-    else:
-        stamp = json.loads((tmp_path / STAMP).read_text())
+    elif damage == "stale-stamp":
         (tmp_path / STAMP).write_text(json.dumps({**stamp, "key": "made by an older version"}))
+    else:  # a folder written before the manifest: the long run's digest and the store's threads prove them ours
+        legacy = {"format": 1, "key": "older", "tickets": stamp["tickets"], "files": stamp["files"]}
+        (tmp_path / STAMP).write_text(json.dumps(legacy))
     assert len(_generate(tmp_path)) == 1
     assert (tmp_path / "inbox_long.jsonl").read_bytes() == good_log
     assert _threads(tmp_path / "samples.db") == good_threads
     assert (tmp_path / "support_clean.jsonl").read_bytes() == (
         shipped_sample_logs_dir() / "support_clean.jsonl"
     ).read_bytes()
+
+
+@pytest.mark.parametrize("case", ["users-store", "users-notes", "edited-long-run", "edited-shipped-log"])
+def test_a_file_it_did_not_write_is_kept_and_named_unless_forced(
+    tmp_path: Path, capsys: Any, monkeypatch: pytest.MonkeyPatch, case: str
+) -> None:
+    import sqlite3
+
+    import agent_explorer.samples.generate as generate
+
+    monkeypatch.setattr(generate, "LONG_RUN_TICKETS", TICKETS)
+    name = {"users-store": "samples.db", "users-notes": "support_clean.jsonl", "edited-long-run": "inbox_long.jsonl",
+            "edited-shipped-log": "support_clean.jsonl"}[case]
+    target = tmp_path / name
+    holder = None
+    if case == "users-store":  # the repro: the user's own threads, one commit not yet checkpointed
+        from agent_explorer import read_log
+
+        mine = list(read_log(shipped_sample_logs_dir() / "support_clean.jsonl"))
+        store = SqliteEventLogStore(target)
+        store.sync.append(thread_id="mine", expected_index=0, entries=mine[:1])
+        store.sync.close()
+        holder = sqlite3.connect(target, isolation_level=None)
+        holder.execute("PRAGMA wal_autocheckpoint = 0")
+        holder.execute("INSERT INTO agent_event_log VALUES ('mine', 1, 'mine-1', '{}')")
+        assert (tmp_path / "samples.db-wal").stat().st_size > 0
+    elif case == "users-notes":
+        target.write_text("notes\n")
+    else:  # a folder the generator made, then a file of it edited by the user
+        _generate(tmp_path)
+        with target.open("a") as handle:
+            handle.write("my edit\n")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.name != ".samples.lock"}
+    assert main(["samples", "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(target) in err and "[file-exists]" in err and "--force" in err
+    after = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file() and p.name != ".samples.lock"}
+    assert after == before  # nothing written, nothing removed: the -wal with the user's commit is still there
+    if holder is not None:
+        assert holder.execute("SELECT count(*) FROM agent_event_log WHERE thread_id = 'mine'").fetchone() == (2,)
+        holder.close()
+    assert main(["samples", "--dir", str(tmp_path), "--force"]) == 0
+    assert "mine" not in _threads(tmp_path / "samples.db")
+    assert (tmp_path / "support_clean.jsonl").read_bytes() == (shipped_sample_logs_dir() / "support_clean.jsonl").read_bytes()
+    capsys.readouterr()
+    assert main(["samples", "--dir", str(tmp_path)]) == 0  # now its own files again: current, nothing said
+    assert capsys.readouterr().err == ""
+
+
+def test_force_help_names_every_file_it_replaces(capsys: Any) -> None:
+    from agent_explorer.samples.generate import GENERATED_FILES
+
+    with pytest.raises(SystemExit):
+        main(["samples", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name in (*GENERATED_FILES, *GOLDEN_FILES, "-wal", "-shm"):
+        assert name in text, name
 
 
 def test_force_writes_again_and_a_failure_half_way_leaves_the_previous_files(
