@@ -13,6 +13,7 @@ import contextlib
 import gc
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -30,8 +31,17 @@ from agent_explorer.eventlog.entries import (
     assert_agent_log_entry,
     check_entry_shape,
 )
+from agent_explorer.eventlog.json_text import JsonTextError, find_duplicate_key, loads_strict
 
-__all__ = ["atomic_file", "iter_log", "jsonl_lines", "read_log", "write_bytes_atomically", "write_log"]
+__all__ = [
+    "atomic_file",
+    "check_entry_rows",
+    "iter_log",
+    "jsonl_lines",
+    "read_log",
+    "write_bytes_atomically",
+    "write_log",
+]
 
 OnTruncated = Literal["error", "drop"]
 LogFormat = Literal["jsonl", "json"]
@@ -46,6 +56,8 @@ _OPTIONS: Final = orjson.OPT_APPEND_NEWLINE
 # (bytes.translate + a substring test runs at C speed; a regex scan is several times slower.)
 _DIGITS_ONLY: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 _SIXTEEN_DIGITS: Final = b"0" * 16
+# One JSON string token or one structural character: enough to find where array elements start.
+_STRUCTURE: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],]', re.DOTALL)
 
 
 def read_log(path: str | os.PathLike[str], on_truncated: OnTruncated = "error") -> list[dict[str, Any]]:
@@ -303,10 +315,10 @@ def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[
                     valid_entries=checker.next_index,
                 ) from None
         try:
-            entry = loads(raw)
-        except orjson.JSONDecodeError as error:
+            entry = loads_strict(raw)
+        except JsonTextError as error:
             raise AgentLogFormatError(
-                f"{file}: line {line}: not valid JSON ({error.msg} at column {error.colno}); "
+                f"{file}: line {line}: {error.problem}; "
                 f"the {checker.next_index} entries before it are valid. Fix or remove the line.",
                 line=line,
                 valid_entries=checker.next_index,
@@ -344,6 +356,16 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
             line=1,
             valid_entries=0,
         )
+    try:
+        _check_keys(data, items)
+    except JsonTextError as error:
+        text = data.decode("utf-8", errors="replace")
+        line = text.count("\n", 0, error.offset or 0) + 1
+        raise AgentLogFormatError(
+            f"{file}: line {line}: {error.problem}; fix the file (JSON arrays are parsed whole, so no entry was read).",
+            line=line,
+            valid_entries=0,
+        ) from None
     position = 0
 
     def find_later(index: int) -> str | None:
@@ -373,6 +395,18 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
         yield entry
 
 
+def _check_keys(data: bytes, items: list[Any]) -> None:
+    """The duplicate-key rule over a whole array (a truncated one's complete prefix too)."""
+    if not items:
+        return
+    found = find_duplicate_key(data.decode("utf-8", errors="replace"))
+    if found is not None:
+        key, offset = found
+        raise JsonTextError(
+            f"duplicate key {key!r} in one object (readers disagree on which value counts: refused)", offset
+        )
+
+
 def _count_valid(file: Path, items: list[Any]) -> int:
     checker = _LogChecker(file)
     for entry in items:
@@ -399,7 +433,7 @@ def _array_prefix(data: bytes) -> list[Any]:
             position += 1
         try:
             value, position = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):  # an element too deep for the stdlib parser ends the prefix
             return items
         items.append(value)
         while position < length and text[position] in " \t\r\n":
@@ -410,25 +444,35 @@ def _array_prefix(data: bytes) -> list[Any]:
 
 
 def _array_element_lines(data: bytes) -> list[int]:
-    """1-based line where each element of a JSON array starts (error path only)."""
+    """1-based line where each element of a JSON array starts (error path only).
+
+    Iterative over string tokens and brackets, so an element nested a thousand levels deep is located
+    like any other (a recursive parser would stop with RecursionError)."""
     text = data.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
     lines: list[int] = []
-    position = text.index("[") + 1
-    line, counted_to = 1, 0
-    length = len(text)
-    while True:
-        while position < length and text[position] in " \t\r\n,":
+    depth, line, counted_to, length = 0, 1, 0, len(text)
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth != 1:
+                continue
+        elif token in "]}":
+            depth -= 1
+            continue
+        elif depth != 1:
+            continue  # a comma inside an element
+        position = match.end()
+        while position < length and text[position] in " \t\r\n":
             position += 1
         if position >= length or text[position] == "]":
-            return lines
+            continue
         line += text.count("\n", counted_to, position)
         counted_to = position
         lines.append(line)
-        try:
-            _, position = decoder.raw_decode(text, position)
-        except ValueError:
-            return lines
+    return lines
 
 
 def _first_significant_byte(handle: Any) -> bytes | None:
