@@ -35,6 +35,7 @@ from agent_explorer.eventlog.json_text import JsonTextError, find_duplicate_key,
 
 __all__ = [
     "atomic_file",
+    "NotUtf8Text",
     "check_entry_rows",
     "iter_log",
     "jsonl_lines",
@@ -183,11 +184,15 @@ def write_bytes_atomically(path: str | os.PathLike[str], data: bytes) -> None:
 class _LogChecker:
     """Checks each entry against the log so far: shape, contiguous indices from 0, unique ids."""
 
-    __slots__ = ("file", "find_later", "ids", "next_index")
+    __slots__ = ("file", "find_later", "ids", "next_index", "unit")
 
-    def __init__(self, file: Path, find_later: Callable[[int], str | None] | None = None) -> None:
+    def __init__(
+        self, file: Path | str, find_later: Callable[[int], str | None] | None = None, *, start: int = 0,
+        unit: str = "line",
+    ) -> None:
         self.file = file
-        self.next_index = 0
+        self.unit = unit  # "line" (a file's line number) or "index" (a stored row's index)
+        self.next_index = start
         self.ids: set[str] = set()
         # On an index gap (error path only): where a later entry holds the missing index, so reordered
         # lines are told apart from missing ones.
@@ -195,7 +200,7 @@ class _LogChecker:
 
     def check(self, entry: Any, line: int | None, raw: bytes | None = None) -> None:
         """Validate `entry`; `raw` is the JSON text it was parsed from, when there is one."""
-        where = f"{self.file}: line {line}" if line is not None else f"{self.file}"
+        where = f"{self.file}: {self.unit} {line}" if line is not None else f"{self.file}"
         if type(entry) is not dict:
             self.fail(
                 f"{where}: is a JSON {_json_type(entry)}, not an entry object", line, None
@@ -230,7 +235,9 @@ class _LogChecker:
                         f"{expected}..{index - 1} are missing)"
                     )
             self.fail(f"{where}: {problem}", line, index)
-        if index == 0 and entry["event"]["type"] != INIT_EVENT_TYPE:
+        # A store's contract takes any valid entry at index 0 (the log layer asks for the init entry when it
+        # replays), so rows are held to what an append accepts; a file is a whole log and must start with it.
+        if index == 0 and self.unit == "line" and entry["event"]["type"] != INIT_EVENT_TYPE:
             self.fail(
                 f"{where}: entry 0 has event type {entry['event']['type']!r}; a log starts with "
                 f"the {INIT_EVENT_TYPE} entry (replay needs it to seed the fold)",
@@ -251,12 +258,81 @@ class _LogChecker:
     def fail(
         self, message: str, line: int | None, index: Any, cause: BaseException | None = None
     ) -> NoReturn:
+        if self.unit == "index":  # a stored row: no line, its index is the place
+            line, index = None, line
         raise AgentLogFormatError(
             message if message.endswith(".") else message + ".",
             line=line,
             valid_entries=self.next_index,
             index=index if type(index) is int else None,
         ) from cause
+
+
+def check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """The log reader's rules over stored rows `(index, JSON text)` read from `start`: `(text, entry)` each.
+
+    A store's rows may have been written by anything (SQL by hand, another program), so each is checked as a
+    log file's line is, plus what only a store can get wrong: the rows' indices run on from `start` with no
+    gap, each entry's own `index` is the row's, and the body is text. `name` ("thread 't' in URL") starts
+    every message, which then names the index; AgentLogFormatError (`.index`) on the first problem.
+    """
+    checker = _LogChecker(name, start=start, unit="index")
+    checked: list[tuple[str, dict[str, Any]]] = []
+    for row_index, body in rows:
+        expected = checker.next_index
+        if row_index != expected:
+            if type(row_index) is int and row_index > expected:
+                missing = f"row {expected} is" if row_index == expected + 1 else f"rows {expected}..{row_index - 1} are"
+                problem = (f"index gap: expected a row at index {expected}, the next is at {row_index} ({missing} "
+                           "missing: deleted outside the package?)")
+            else:
+                problem = f"a row at index {row_index!r} where index {expected} was expected"
+            checker.fail(f"{name}: {problem}", expected, expected)
+        if type(body) is not str:
+            checker.fail(
+                f"{name}: index {row_index}: the stored body is {_stored_type(body)}, not JSON text "
+                "(written outside the package?)",
+                row_index,
+                row_index,
+            )
+        try:
+            entry = loads_strict(body)
+        except JsonTextError as error:
+            checker.fail(f"{name}: index {row_index}: {error.problem}", row_index, row_index)
+        if type(entry) is dict and entry.get("index") != row_index:
+            checker.fail(
+                f"{name}: index {row_index}: the entry stored there says index {_short_json(entry.get('index'))}",
+                row_index,
+                row_index,
+            )
+        checker.check(entry, row_index, body.encode("utf-8"))
+        checked.append((body, entry))
+    return checked
+
+
+class NotUtf8Text(bytes):
+    """A stored TEXT value whose bytes are not UTF-8, handed to `check_entry_rows` raw so that no message
+    quotes it (it may hold terminal escapes)."""
+
+
+def _stored_type(body: Any) -> str:
+    if isinstance(body, NotUtf8Text):
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return f"text that is not valid UTF-8 (byte {error.start} of {len(body)})"
+    if isinstance(body, bytes | bytearray | memoryview):
+        return f"a BLOB of {len(body)} bytes"
+    if body is None:
+        return "NULL"
+    return f"a value of type {type(body).__name__}"
+
+
+def _short_json(value: Any) -> str:
+    if value is None or type(value) in (bool, int, float, str):
+        text = json.dumps(value, ensure_ascii=True)
+        return text if len(text) <= 40 else text[:39] + "…"
+    return f"a JSON {_json_type(value)}"
 
 
 def jsonl_lines(lines: Iterable[bytes | str]) -> Iterator[tuple[int, bytes, bool]]:
