@@ -111,8 +111,8 @@ async def _first_look(url: str, *, count: bool) -> tuple[list[dict[str, Any]], i
 
     store = open_cli_store(url)
     try:
-        page = await store.list_threads(limit=PAGE_SIZE if count else 1)
-        head = list(await store.read(page[0].thread_id, 0, 1)) if page else []
+        page = await store.list_threads(limit=PAGE_SIZE)
+        head = await _first_readable_head(store, page)
         total: int | None = None
         if count:
             total, offset = len(page), len(page)
@@ -122,6 +122,19 @@ async def _first_look(url: str, *, count: bool) -> tuple[list[dict[str, Any]], i
         return head, total
     finally:
         await store.aclose()
+
+
+async def _first_readable_head(store: Any, page: list[Any]) -> list[dict[str, Any]]:
+    """The head entry of the first thread that reads: one a foreign writer broke (a NUL or a number for its id,
+    a garbled row) is left to the run, which reports it as an error row, instead of stopping the whole run."""
+    for info in page:
+        try:
+            head = list(await store.read(info.thread_id, 0, 1))
+        except AgentError:
+            continue
+        if head:
+            return head
+    return []
 
 
 @contextlib.contextmanager

@@ -436,10 +436,10 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
         _check_keys(data, items)
     except JsonTextError as error:
         text = data.decode("utf-8", errors="replace")
-        line = text.count("\n", 0, error.offset or 0) + 1
+        at_line = text.count("\n", 0, error.offset or 0) + 1
         raise AgentLogFormatError(
-            f"{file}: line {line}: {error.problem}; fix the file (JSON arrays are parsed whole, so no entry was read).",
-            line=line,
+            f"{file}: line {at_line}: {error.problem}; fix the file (JSON arrays are parsed whole, so no entry was read).",
+            line=at_line,
             valid_entries=0,
         ) from None
     position = 0
