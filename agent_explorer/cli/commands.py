@@ -181,7 +181,9 @@ def _thread_cell(thread_id: object) -> str:
     STRICT types) is listed as what it is, since no thread id the package reads can name it."""
     if isinstance(thread_id, str):
         return terminal_safe(thread_id, 48)
-    kind = {int: "integer", float: "real", bytes: "BLOB"}.get(type(thread_id), type(thread_id).__name__)
+    kind = {int: "integer", float: "real", bytes: "BLOB"}.get(type(thread_id), "text that is not UTF-8")
+    if isinstance(thread_id, bytes):
+        thread_id = bytes(thread_id)  # shown as b'...' with its bytes escaped
     return terminal_safe(f"{thread_id!r} ({kind}, not text)", 48)
 
 

@@ -296,7 +296,10 @@ def check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> 
                 row_index,
             )
         try:
-            entry = loads_strict(body)
+            data = body.encode("utf-8")  # once: the strict reader and the 16-digit test both take bytes
+            entry = loads_strict(data)
+        except UnicodeEncodeError:
+            checker.fail(f"{name}: index {row_index}: the stored text holds a lone surrogate", row_index, row_index)
         except JsonTextError as error:
             checker.fail(f"{name}: index {row_index}: {error.problem}", row_index, row_index)
         if type(entry) is dict and entry.get("index") != row_index:
@@ -305,7 +308,7 @@ def check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> 
                 row_index,
                 row_index,
             )
-        checker.check(entry, row_index, body.encode("utf-8"))
+        checker.check(entry, row_index, data)
         checked.append((body, entry))
     return checked
 

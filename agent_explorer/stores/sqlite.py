@@ -337,8 +337,21 @@ class SqliteEventLogStore(EventLogStore):
             f' SELECT tid, (SELECT max(idx) FROM "{table}" WHERE thread_id = ids.tid) + 1 FROM ids'
             f' WHERE tid IS NOT NULL LIMIT ? OFFSET ?'
         )
-        with self._translate("list of threads"):
-            return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
+        try:
+            with self._translate("list of threads"):
+                return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
+        except AgentStoreError as error:
+            if not _is_bad_utf8(error.__cause__):
+                raise
+        # A thread id stored as text that is not UTF-8 (written outside the package): listed raw, never quoted
+        # in an error; reading it is refused like any id that is not a str.
+        conn.text_factory = bytes
+        try:
+            with self._translate("list of threads"):
+                rows = conn.execute(sql, (limit, offset)).fetchall()
+        finally:
+            conn.text_factory = str
+        return [ThreadInfo(_text_or_raw(tid) if isinstance(tid, bytes) else tid, length) for tid, length in rows]
 
     def _watch_wakeup(self, thread_id: str) -> WakeUp:
         return _DataVersionPoll(self)

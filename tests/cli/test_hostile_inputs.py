@@ -217,3 +217,22 @@ def test_a_nul_thread_id_is_one_error_row_of_verify_all_threads(tmp_path: Path, 
     assert code == 1 and err == "", (out, err)
     assert "1 thread of" in out and "thread a\\x00b: could not verify" in out
     assert "1 could not be verified" in out
+
+
+def test_a_thread_id_that_is_not_utf8_is_listed_escaped_and_is_one_error_row(tmp_path: Path, capsys: Any) -> None:
+    """Item 9/11: sqlite3 could not decode the id and its error quoted the raw bytes (ESC included)."""
+    import sqlite3
+
+    from ._hostile import sample_lines
+
+    path = tmp_path / "s.db"
+    url = build_sqlite(path, None)
+    with sqlite3.connect(path) as conn:
+        conn.execute("INSERT INTO agent_event_log VALUES (CAST(? AS TEXT), 0, 'x', ?)",
+                     (b"\x1b[31mred\xff", sample_lines()[0]))
+    code, out, err = run(["threads", "--store", url], capsys)
+    assert (code, err) == (0, "") and "(2 threads)" in out
+    assert "\\x1b[31mred\\xff" in out and not RAW_CONTROL.search(out)
+    code, out, err = run(["verify", url, "--all-threads", "--machine", MACHINE], capsys)
+    assert code == 1 and err == "" and not RAW_CONTROL.search(out)
+    assert "1 thread of" in out and "1 could not be verified" in out
