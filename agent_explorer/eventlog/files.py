@@ -276,6 +276,18 @@ def check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> 
     gap, each entry's own `index` is the row's, and the body is text. `name` ("thread 't' in URL") starts
     every message, which then names the index; AgentLogFormatError (`.index`) on the first problem.
     """
+    # As in read_log: the entries are acyclic trees, and the cyclic GC rescanning the growing list costs more
+    # than the parse on a long thread.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_entry_rows(name, start, rows)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, dict[str, Any]]]:
     checker = _LogChecker(name, start=start, unit="index")
     checked: list[tuple[str, dict[str, Any]]] = []
     for row_index, body in rows:
