@@ -17,6 +17,7 @@ from . import commands
 from .html import add_html_arguments, html_command
 from .open import add_open_arguments, open_command
 from .samples import add_samples_arguments, samples_command
+from .terminal import terminal_safe
 
 __all__ = ["main", "build_parser"]
 
@@ -148,10 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args) or 0)
     except AgentError as error:
-        print(f"agent-explorer: error [{error.code}]: {error.message}", file=sys.stderr)
+        # Messages quote log and store text (a driver's error may quote a stored row): escaped like all of it.
+        print(f"agent-explorer: error [{error.code}]: {terminal_safe(error.message)}", file=sys.stderr)
         return 2
     except OSError as error:
-        print(f"agent-explorer: error: {error.strerror or error}: {error.filename or ''}".rstrip(": "),
+        print(terminal_safe(f"agent-explorer: error: {error.strerror or error}: {error.filename or ''}".rstrip(": ")),
               file=sys.stderr)
         return 2
     except KeyboardInterrupt:

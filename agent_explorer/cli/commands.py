@@ -177,9 +177,20 @@ def threads(args: argparse.Namespace) -> int:
     records = list_threads(args.store, args.limit, args.offset)
     print(f"{'thread':<48}  {'entries':>8}")
     for thread_id, length in records:  # ThreadInfo rows
-        print(f"{terminal_safe(thread_id, 48):<48}  {length:>8}")
+        print(f"{_thread_cell(thread_id):<48}  {length:>8}")
     print(f"({len(records)} threads)")
     return 0
+
+
+def _thread_cell(thread_id: object) -> str:
+    """A listed thread id, terminal-safe; an id another program stored as a number or a BLOB (a table without
+    STRICT types) is listed as what it is, since no thread id the package reads can name it."""
+    if isinstance(thread_id, str):
+        return terminal_safe(thread_id, 48)
+    kind = {int: "integer", float: "real", bytes: "BLOB"}.get(type(thread_id), "text that is not UTF-8")
+    if isinstance(thread_id, bytes):
+        thread_id = bytes(thread_id)  # shown as b'...' with its bytes escaped
+    return terminal_safe(f"{thread_id!r} ({kind}, not text)", 48)
 
 
 def fork(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import gc
 import io
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
@@ -31,8 +32,18 @@ from agent_explorer.eventlog.entries import (
     assert_agent_log_entry,
     check_entry_shape,
 )
+from agent_explorer.eventlog.json_text import JsonTextError, find_duplicate_key, loads_strict
 
-__all__ = ["atomic_file", "iter_log", "jsonl_lines", "read_log", "write_bytes_atomically", "write_log"]
+__all__ = [
+    "atomic_file",
+    "NotUtf8Text",
+    "check_entry_rows",
+    "iter_log",
+    "jsonl_lines",
+    "read_log",
+    "write_bytes_atomically",
+    "write_log",
+]
 
 OnTruncated = Literal["error", "drop"]
 LogFormat = Literal["jsonl", "json"]
@@ -47,6 +58,8 @@ _OPTIONS: Final = orjson.OPT_APPEND_NEWLINE
 # (bytes.translate + a substring test runs at C speed; a regex scan is several times slower.)
 _DIGITS_ONLY: Final = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 _SIXTEEN_DIGITS: Final = b"0" * 16
+# One JSON string token or one structural character: enough to find where array elements start.
+_STRUCTURE: Final = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],]', re.DOTALL)
 
 
 def read_log(path: str | os.PathLike[str], on_truncated: OnTruncated = "error") -> list[dict[str, Any]]:
@@ -174,11 +187,15 @@ def write_bytes_atomically(path: str | os.PathLike[str], data: bytes) -> None:
 class _LogChecker:
     """Checks each entry against the log so far: shape, contiguous indices from 0, unique ids."""
 
-    __slots__ = ("file", "find_later", "ids", "next_index")
+    __slots__ = ("file", "find_later", "ids", "next_index", "unit")
 
-    def __init__(self, file: Path, find_later: Callable[[int], str | None] | None = None) -> None:
+    def __init__(
+        self, file: Path | str, find_later: Callable[[int], str | None] | None = None, *, start: int = 0,
+        unit: str = "line",
+    ) -> None:
         self.file = file
-        self.next_index = 0
+        self.unit = unit  # "line" (a file's line number) or "index" (a stored row's index)
+        self.next_index = start
         self.ids: set[str] = set()
         # On an index gap (error path only): where a later entry holds the missing index, so reordered
         # lines are told apart from missing ones.
@@ -186,7 +203,7 @@ class _LogChecker:
 
     def check(self, entry: Any, line: int | None, raw: bytes | None = None) -> None:
         """Validate `entry`; `raw` is the JSON text it was parsed from, when there is one."""
-        where = f"{self.file}: line {line}" if line is not None else f"{self.file}"
+        where = f"{self.file}: {self.unit} {line}" if line is not None else f"{self.file}"
         if type(entry) is not dict:
             self.fail(
                 f"{where}: is a JSON {_json_type(entry)}, not an entry object", line, None
@@ -221,7 +238,9 @@ class _LogChecker:
                         f"{expected}..{index - 1} are missing)"
                     )
             self.fail(f"{where}: {problem}", line, index)
-        if index == 0 and entry["event"]["type"] != INIT_EVENT_TYPE:
+        # A store's contract takes any valid entry at index 0 (the log layer asks for the init entry when it
+        # replays), so rows are held to what an append accepts; a file is a whole log and must start with it.
+        if index == 0 and self.unit == "line" and entry["event"]["type"] != INIT_EVENT_TYPE:
             self.fail(
                 f"{where}: entry 0 has event type {entry['event']['type']!r}; a log starts with "
                 f"the {INIT_EVENT_TYPE} entry (replay needs it to seed the fold)",
@@ -242,12 +261,96 @@ class _LogChecker:
     def fail(
         self, message: str, line: int | None, index: Any, cause: BaseException | None = None
     ) -> NoReturn:
+        if self.unit == "index":  # a stored row: no line, its index is the place
+            line, index = None, line
         raise AgentLogFormatError(
             message if message.endswith(".") else message + ".",
             line=line,
             valid_entries=self.next_index,
             index=index if type(index) is int else None,
         ) from cause
+
+
+def check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """The log reader's rules over stored rows `(index, JSON text)` read from `start`: `(text, entry)` each.
+
+    A store's rows may have been written by anything (SQL by hand, another program), so each is checked as a
+    log file's line is, plus what only a store can get wrong: the rows' indices run on from `start` with no
+    gap, each entry's own `index` is the row's, and the body is text. `name` ("thread 't' in URL") starts
+    every message, which then names the index; AgentLogFormatError (`.index`) on the first problem.
+    """
+    # As in read_log: the entries are acyclic trees, and the cyclic GC rescanning the growing list costs more
+    # than the parse on a long thread.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_entry_rows(name, start, rows)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check_entry_rows(name: str, start: int, rows: Iterable[tuple[Any, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    checker = _LogChecker(name, start=start, unit="index")
+    checked: list[tuple[str, dict[str, Any]]] = []
+    for row_index, body in rows:
+        expected = checker.next_index
+        if row_index != expected:
+            if type(row_index) is int and row_index > expected:
+                missing = f"row {expected} is" if row_index == expected + 1 else f"rows {expected}..{row_index - 1} are"
+                problem = (f"index gap: expected a row at index {expected}, the next is at {row_index} ({missing} "
+                           "missing: deleted outside the package?)")
+            else:
+                problem = f"a row at index {row_index!r} where index {expected} was expected"
+            checker.fail(f"{name}: {problem}", expected, expected)
+        if type(body) is not str:
+            checker.fail(
+                f"{name}: index {row_index}: the stored body is {_stored_type(body)}, not JSON text "
+                "(written outside the package?)",
+                row_index,
+                row_index,
+            )
+        try:
+            data = body.encode("utf-8")  # once: the strict reader and the 16-digit test both take bytes
+            entry = loads_strict(data)
+        except UnicodeEncodeError:
+            checker.fail(f"{name}: index {row_index}: the stored text holds a lone surrogate", row_index, row_index)
+        except JsonTextError as error:
+            checker.fail(f"{name}: index {row_index}: {error.problem}", row_index, row_index)
+        if type(entry) is dict and entry.get("index") != row_index:
+            checker.fail(
+                f"{name}: index {row_index}: the entry stored there says index {_short_json(entry.get('index'))}",
+                row_index,
+                row_index,
+            )
+        checker.check(entry, row_index, data)
+        checked.append((body, entry))
+    return checked
+
+
+class NotUtf8Text(bytes):
+    """A stored TEXT value whose bytes are not UTF-8, handed to `check_entry_rows` raw so that no message
+    quotes it (it may hold terminal escapes)."""
+
+
+def _stored_type(body: Any) -> str:
+    if isinstance(body, NotUtf8Text):
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return f"text that is not valid UTF-8 (byte {error.start} of {len(body)})"
+    if isinstance(body, bytes | bytearray | memoryview):
+        return f"a BLOB of {len(body)} bytes"
+    if body is None:
+        return "NULL"
+    return f"a value of type {type(body).__name__}"
+
+
+def _short_json(value: Any) -> str:
+    if value is None or type(value) in (bool, int, float, str):
+        text = json.dumps(value, ensure_ascii=True)
+        return text if len(text) <= 40 else text[:39] + "…"
+    return f"a JSON {_json_type(value)}"
 
 
 def jsonl_lines(lines: Iterable[bytes | str]) -> Iterator[tuple[int, bytes, bool]]:
@@ -306,10 +409,10 @@ def _iter_jsonl(file: Path, handle: Any, on_truncated: OnTruncated) -> Iterator[
                     valid_entries=checker.next_index,
                 ) from None
         try:
-            entry = loads(raw)
-        except orjson.JSONDecodeError as error:
+            entry = loads_strict(raw)
+        except JsonTextError as error:
             raise AgentLogFormatError(
-                f"{file}: line {line}: not valid JSON ({error.msg} at column {error.colno}); "
+                f"{file}: line {line}: {error.problem}; "
                 f"the {checker.next_index} entries before it are valid. Fix or remove the line.",
                 line=line,
                 valid_entries=checker.next_index,
@@ -347,6 +450,16 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
             line=1,
             valid_entries=0,
         )
+    try:
+        _check_keys(data, items)
+    except JsonTextError as error:
+        text = data.decode("utf-8", errors="replace")
+        at_line = text.count("\n", 0, error.offset or 0) + 1
+        raise AgentLogFormatError(
+            f"{file}: line {at_line}: {error.problem}; fix the file (JSON arrays are parsed whole, so no entry was read).",
+            line=at_line,
+            valid_entries=0,
+        ) from None
     position = 0
 
     def find_later(index: int) -> str | None:
@@ -376,6 +489,18 @@ def _iter_array(file: Path, data: bytes, on_truncated: OnTruncated) -> Iterator[
         yield entry
 
 
+def _check_keys(data: bytes, items: list[Any]) -> None:
+    """The duplicate-key rule over a whole array (a truncated one's complete prefix too)."""
+    if not items:
+        return
+    found = find_duplicate_key(data.decode("utf-8", errors="replace"))
+    if found is not None:
+        key, offset = found
+        raise JsonTextError(
+            f"duplicate key {key!r} in one object (readers disagree on which value counts: refused)", offset
+        )
+
+
 def _count_valid(file: Path, items: list[Any]) -> int:
     checker = _LogChecker(file)
     for entry in items:
@@ -402,7 +527,7 @@ def _array_prefix(data: bytes) -> list[Any]:
             position += 1
         try:
             value, position = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):  # an element too deep for the stdlib parser ends the prefix
             return items
         items.append(value)
         while position < length and text[position] in " \t\r\n":
@@ -413,25 +538,35 @@ def _array_prefix(data: bytes) -> list[Any]:
 
 
 def _array_element_lines(data: bytes) -> list[int]:
-    """1-based line where each element of a JSON array starts (error path only)."""
+    """1-based line where each element of a JSON array starts (error path only).
+
+    Iterative over string tokens and brackets, so an element nested a thousand levels deep is located
+    like any other (a recursive parser would stop with RecursionError)."""
     text = data.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
     lines: list[int] = []
-    position = text.index("[") + 1
-    line, counted_to = 1, 0
-    length = len(text)
-    while True:
-        while position < length and text[position] in " \t\r\n,":
+    depth, line, counted_to, length = 0, 1, 0, len(text)
+    for match in _STRUCTURE.finditer(text):
+        token = match.group()
+        if token[0] == '"':
+            continue
+        if token in "[{":
+            depth += 1
+            if depth != 1:
+                continue
+        elif token in "]}":
+            depth -= 1
+            continue
+        elif depth != 1:
+            continue  # a comma inside an element
+        position = match.end()
+        while position < length and text[position] in " \t\r\n":
             position += 1
         if position >= length or text[position] == "]":
-            return lines
+            continue
         line += text.count("\n", counted_to, position)
         counted_to = position
         lines.append(line)
-        try:
-            _, position = decoder.raw_decode(text, position)
-        except ValueError:
-            return lines
+    return lines
 
 
 def _first_significant_byte(handle: Any) -> bytes | None:

@@ -27,6 +27,7 @@ import orjson
 
 from ..errors import AgentError, AgentLogFormatError, AgentStoreBusyError, NonSerializableAgentEventError
 from ..eventlog.entries import assert_agent_log_entry
+from ..eventlog.files import check_entry_rows
 from .portal import Portal, SyncStore
 from .watching import PollWakeUp, WakeUp, watch_thread
 
@@ -53,6 +54,7 @@ __all__ = [
     "prepare_entry",
     "parse_entry_text",
     "parse_entry_texts",
+    "parse_stored_rows",
     "duplicate_id_error",
     "fork_range_error",
 ]
@@ -222,9 +224,22 @@ def parse_entry_text(text: str | bytes | bytearray | memoryview, *, position: in
 
 
 def parse_entry_texts(texts: Iterable[str]) -> list[dict[str, Any]]:
-    """Parse stored JSON text (already validated on the way in) into fresh dicts."""
+    """Parse JSON text this process validated on the way in (the memory store's) into fresh dicts.
+
+    Rows a database hands back may have been written by anything: those go through `parse_stored_rows`."""
     loads = orjson.loads
     return [loads(text) for text in texts]
+
+
+def parse_stored_rows(
+    name: str, start: int, rows: Iterable[tuple[Any, Any]], *, raw: bool
+) -> list[Any]:
+    """Rows `(idx, body)` read from `start`, checked by the log reader's own rules (`check_entry_rows`: strict
+    JSON text, contiguous indices, each entry's index its row's); their texts (`raw`) or their entries.
+
+    `name` ("thread 't' in ...") leads every message; AgentLogFormatError names the index."""
+    checked = check_entry_rows(name, start, rows)
+    return [text for text, _ in checked] if raw else [entry for _, entry in checked]
 
 
 def prepare_batch(

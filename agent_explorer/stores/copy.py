@@ -14,8 +14,10 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import orjson
+
 from ..errors import AgentError, AgentLogFormatError, NonSerializableAgentEventError
-from ..eventlog.files import jsonl_lines
+from ..eventlog.files import atomic_file, jsonl_lines
 from .base import MAX_BATCH_BYTES, EventLogStore, check_thread_id, prepare_entry
 
 __all__ = ["copy_thread", "export_thread_jsonl", "import_thread_jsonl"]
@@ -60,35 +62,48 @@ async def _raw_batches(store: EventLogStore, thread_id: str, length: int, batch_
 async def export_thread_jsonl(
     store: EventLogStore, thread_id: str, target: str | os.PathLike[str] | IO[str], *, batch_size: int = DEFAULT_BATCH
 ) -> int:
-    """Write a thread as JSONL (one stored JSON text per line, `\\n`-terminated); return the entry count.
+    """Write a thread as JSONL (one JSON line per entry, `\\n`-terminated); return the entry count.
 
-    A path must not exist yet (nothing is overwritten; a failed export removes its partial file); an
-    open text file is written to as is.
+    Each row is checked as `read_raw` checks it (strict JSON, no index gap), so the count is the lines written
+    and the file reads back. A one-line stored text is written byte for byte; text a foreign writer spread
+    over several lines is written as its compact one-line form. A path must not exist yet (not even as a
+    dangling link); the file appears whole or not at all (`atomic_file`). An open text file is written to
+    as is.
     """
     check_thread_id(thread_id)
     length = await _length_of_existing(store, thread_id)
     if isinstance(target, (str, os.PathLike)):
         path = Path(target)
-        try:
-            handle: IO[str] = await asyncio.to_thread(open, path, "x", encoding="utf-8", newline="\n")
-        except FileExistsError:
-            raise AgentError(f"{path} already exists; choose another file name", code="file-exists", path=str(path)) from None
-        try:
-            with handle:
+        if path.exists() or path.is_symlink():
+            raise AgentError(f"{path} already exists; choose another file name", code="file-exists", path=str(path))
+        with atomic_file(path) as out:
+            handle = io.TextIOWrapper(out, encoding="utf-8", newline="\n", write_through=True)
+            try:
                 return await _export(store, thread_id, length, handle, batch_size)
-        except BaseException:
-            path.unlink(missing_ok=True)
-            raise
+            finally:
+                handle.detach()  # the atomic writer owns (syncs, renames, closes) the file
     return await _export(store, thread_id, length, target, batch_size)
 
 
 async def _export(store: EventLogStore, thread_id: str, length: int, handle: IO[str], batch_size: int) -> int:
     written = 0
     async for texts in _raw_batches(store, thread_id, length, batch_size):
-        await asyncio.to_thread(handle.write, "\n".join(texts) + "\n")
+        await asyncio.to_thread(handle.write, "\n".join(_one_line(text) for text in texts) + "\n")
         written += len(texts)
     await asyncio.to_thread(handle.flush)
     return written
+
+
+def _one_line(text: str) -> str:
+    """The stored text on one line: as is, or (a multi-line text) its compact form. JSON strings cannot hold a
+    raw line break, so one in valid text is whitespace between tokens and a space stands in where orjson
+    cannot re-encode (nesting beyond 254)."""
+    if "\n" not in text and "\r" not in text:
+        return text
+    try:
+        return orjson.dumps(orjson.loads(text)).decode("utf-8")
+    except orjson.JSONEncodeError:
+        return text.replace("\r", " ").replace("\n", " ")
 
 
 def _lines(source: str | os.PathLike[str] | IO[str] | IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:

@@ -39,7 +39,7 @@ from .base import (
     check_read,
     check_thread_id,
     duplicate_id_error,
-    parse_entry_texts,
+    parse_stored_rows,
     prepare_batch,
 )
 from .pg_listen import ListenWakeUp, channel_for
@@ -158,10 +158,10 @@ class PostgresEventLogStore(EventLogStore):
         ).format(t=t, **p)
         self._sql_length = sql.SQL("SELECT max(idx) FROM {t} WHERE thread_id = {thread}").format(t=t, **p)
         self._sql_read = sql.SQL(
-            "SELECT body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint ORDER BY idx"
+            "SELECT idx, body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint ORDER BY idx"
         ).format(t=t, **p)
         self._sql_read_window = sql.SQL(
-            "SELECT body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint AND idx < {stop}::bigint ORDER BY idx"
+            "SELECT idx, body FROM {t} WHERE thread_id = {thread} AND idx >= {start}::bigint AND idx < {stop}::bigint ORDER BY idx"
         ).format(t=t, **p)
         self._sql_taken_ids = sql.SQL(
             "SELECT id FROM {t} WHERE thread_id = {thread} AND id = ANY({ids}::text[])"
@@ -377,9 +377,16 @@ class PostgresEventLogStore(EventLogStore):
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[str]:
         thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
-        return await self._run(self._read_raw(thread_id, start, stop))
+        return await self._checked(thread_id, start, await self._run(self._read_rows(thread_id, start, stop)), raw=True)
 
-    async def _read_raw(self, thread_id: str, start: int, stop: int | None) -> list[str]:
+    async def _checked(self, thread_id: str, start: int, rows: list[tuple[Any, Any]], *, raw: bool) -> list[Any]:
+        """Rows checked by the log reader's rules (another program may have written them), off the loop when many."""
+        name = f"thread {thread_id!r} in {self.qualified_table}"
+        if len(rows) > _PARSE_OFF_LOOP:
+            return await asyncio.to_thread(parse_stored_rows, name, start, rows, raw=raw)
+        return parse_stored_rows(name, start, rows, raw=raw)
+
+    async def _read_rows(self, thread_id: str, start: int, stop: int | None) -> list[tuple[Any, Any]]:
         pool = await self._get_pool()
         async with self._translate(f"read of thread {thread_id!r}"):
             async with pool.connection() as conn:
@@ -388,15 +395,13 @@ class PostgresEventLogStore(EventLogStore):
                 else:
                     cur = await conn.execute(self._sql_read_window, {"thread": thread_id, "start": start, "stop": stop})
                 rows = await cur.fetchall()
-        return [row[0] for row in rows]
+        return [(row[0], row[1]) for row in rows]
 
     async def read(
         self, thread_id: str, from_index: int = 0, to_index: int | None = None, *, limit: int | None = None
     ) -> list[dict[str, Any]]:
-        texts = await self.read_raw(thread_id, from_index, to_index, limit=limit)
-        if len(texts) > _PARSE_OFF_LOOP:
-            return await asyncio.to_thread(parse_entry_texts, texts)
-        return parse_entry_texts(texts)
+        thread_id, start, stop = check_read(thread_id, from_index, to_index, limit)
+        return await self._checked(thread_id, start, await self._run(self._read_rows(thread_id, start, stop)), raw=False)
 
     async def length(self, thread_id: str) -> int:
         thread_id = check_thread_id(thread_id)

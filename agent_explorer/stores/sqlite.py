@@ -23,6 +23,7 @@ from ..errors import (
     AgentStoreBusyError,
     AgentStoreError,
 )
+from ..eventlog.files import NotUtf8Text
 from .base import (
     EventLogStore,
     PreparedEntry,
@@ -34,7 +35,7 @@ from .base import (
     check_read,
     check_thread_id,
     duplicate_id_error,
-    parse_entry_texts,
+    parse_stored_rows,
     prepare_batch,
 )
 from .watching import PollWakeUp, WakeUp
@@ -271,18 +272,32 @@ class SqliteEventLogStore(EventLogStore):
 
     def _read(self, thread_id: str, start: int, stop: int | None, parse: bool) -> list[Any]:
         conn = self._connection()
-        with self._translate(f"read of thread {thread_id!r}"):
-            if stop is None:
-                rows = conn.execute(
-                    f'SELECT body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? ORDER BY idx', (thread_id, start)
-                ).fetchall()
-            else:
-                rows = conn.execute(
-                    f'SELECT body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? AND idx < ? ORDER BY idx',
-                    (thread_id, start, stop),
-                ).fetchall()
-        texts = [row[0] for row in rows]
-        return parse_entry_texts(texts) if parse else texts
+        if stop is None:
+            query = f'SELECT idx, body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? ORDER BY idx'
+            params: tuple[Any, ...] = (thread_id, start)
+        else:
+            query = f'SELECT idx, body FROM "{self.table}" WHERE thread_id = ? AND idx >= ? AND idx < ? ORDER BY idx'
+            params = (thread_id, start, stop)
+        try:
+            with self._translate(f"read of thread {thread_id!r}"):
+                rows = conn.execute(query, params).fetchall()
+        except AgentStoreError as error:
+            if not _is_bad_utf8(error.__cause__):
+                raise
+            rows = self._rows_as_bytes(query, params)  # name the row; never quote its text
+        return parse_stored_rows(f"thread {thread_id!r} in {self.path}", start, rows, raw=not parse)
+
+    def _rows_as_bytes(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, Any]]:
+        """The rows again with TEXT as bytes (the error path of a body that is not UTF-8): valid UTF-8 becomes
+        str again, the rest stays bytes, which the row check refuses by index without printing it."""
+        conn = self._connection()
+        conn.text_factory = bytes
+        try:
+            with self._translate("read"):
+                rows = conn.execute(query.replace("SELECT idx, body", "SELECT idx, body, typeof(body)", 1), params).fetchall()
+        finally:
+            conn.text_factory = str
+        return [(idx, _text_or_raw(body) if kind == b"text" else body) for idx, body, kind in rows]
 
     async def length(self, thread_id: str) -> int:
         thread_id = check_thread_id(thread_id)
@@ -331,8 +346,21 @@ class SqliteEventLogStore(EventLogStore):
             f' SELECT tid, (SELECT max(idx) FROM "{table}" WHERE thread_id = ids.tid) + 1 FROM ids'
             f' WHERE tid IS NOT NULL LIMIT ? OFFSET ?'
         )
-        with self._translate("list of threads"):
-            return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
+        try:
+            with self._translate("list of threads"):
+                return [ThreadInfo(tid, length) for tid, length in conn.execute(sql, (limit, offset))]
+        except AgentStoreError as error:
+            if not _is_bad_utf8(error.__cause__):
+                raise
+        # A thread id stored as text that is not UTF-8 (written outside the package): listed raw, never quoted
+        # in an error; reading it is refused like any id that is not a str.
+        conn.text_factory = bytes
+        try:
+            with self._translate("list of threads"):
+                rows = conn.execute(sql, (limit, offset)).fetchall()
+        finally:
+            conn.text_factory = str
+        return [ThreadInfo(_text_or_raw(tid) if isinstance(tid, bytes) else tid, length) for tid, length in rows]
 
     def _watch_wakeup(self, thread_id: str) -> WakeUp:
         return _DataVersionPoll(self)
@@ -353,6 +381,17 @@ class SqliteEventLogStore(EventLogStore):
         if conn is not None:
             with self._translate("close"):
                 conn.close()
+
+
+def _is_bad_utf8(error: BaseException | None) -> bool:
+    return isinstance(error, sqlite3.OperationalError) and "decode to UTF-8" in str(error)
+
+
+def _text_or_raw(body: bytes) -> Any:
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError:
+        return NotUtf8Text(body)
 
 
 def _json_list(values: list[str]) -> str:
