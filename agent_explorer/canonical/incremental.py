@@ -90,10 +90,9 @@ class StateHasher:
             return state_hash(value)
         if not text.isascii() and _ASTRAL.search(text) is not None:
             return state_hash(value)
-        t = type(value)
-        if (t is dict or t is list) and not self._checked(value):
-            return state_hash(value)
-        return sha256(text).hexdigest()
+        if (type(value) is dict or type(value) is list) and self._checked(value):
+            return sha256(text).hexdigest()
+        return state_hash(value)  # a coerced value below, or not a container at all (rare): exact path
 
     def forget(self) -> None:
         """Drop every remembered container (the next call checks the whole value again)."""
