@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
-from ..canonical.incremental import StateHasher
+from ..canonical.incremental import check_state_hash
 from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentReplayDivergenceError
 from .entries import recorded_state_hash
@@ -156,7 +156,6 @@ def replay(
     mode = check_verify_mode(verify)
     strict = mode == "strict"
     get_persisted = machine.get_persisted_snapshot
-    hasher = StateHasher()  # re-checks only what changed since the last hash (canonical/incremental.py)
     persisted: dict[str, Any] | None = None
     current_hash: str | None = None
     checked = 0
@@ -178,7 +177,8 @@ def replay(
             continue
         if current_hash is None:
             persisted = get_persisted(step.snapshot)
-            current_hash = hasher(persisted)
+            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/incremental.py)
+            current_hash = check_state_hash(persisted, expected)
         checked += 1
         if current_hash != expected:
             raise state_divergence(entry, step.index, expected, current_hash)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Literal
 
-from ..canonical.incremental import StateHasher
+from ..canonical.incremental import check_state_hash
 from ..canonical.jcs import state_hash
 from ..errors import AgentLogFormatError, AgentReplayDivergenceError
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
@@ -161,7 +161,7 @@ class Verifier:
     """
 
     __slots__ = (
-        "_hash", "_hasher", "_kept", "_marks", "_persisted", "_previous_index", "_tallies", "checked", "divergences", "entries",
+        "_hash", "_kept", "_marks", "_persisted", "_previous_index", "_tallies", "checked", "divergences", "entries",
         "keep_snapshots", "machine", "strict", "unverified", "usage",
     )
 
@@ -175,8 +175,6 @@ class Verifier:
         self._previous_index: Any = None
         self._persisted: dict[str, Any] | None = None
         self._hash: str | None = None
-        # Consecutive steps share most objects: the hasher re-checks only what changed (canonical/incremental.py).
-        self._hasher = StateHasher()
         # Counts as they stood after some positions (a Timeline marks its checkpoints): a fork counts from the
         # nearest one below its cut instead of from 0.
         self._marks: list[int] = []
@@ -253,7 +251,8 @@ class Verifier:
             return
         if self._hash is None:
             self._persisted = self.machine.get_persisted_snapshot(step.snapshot)
-            self._hash = self._hasher(self._persisted)
+            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/incremental.py)
+            self._hash = check_state_hash(self._persisted, expected)
         self.checked += 1
         if self._hash != expected:
             self._record(

@@ -1,10 +1,12 @@
-"""StateHasher (the verifying fold's hasher) against the plain `state_hash`: same digest, same errors,
-on random snapshots, random copy-on-write and in-place edits, and a machine that edits its context in place."""
+"""check_state_hash (the verifying fold's hash) against the plain `state_hash`: same digest, same errors,
+on the hard JCS values, random snapshots under random copy-on-write and in-place edits, and a machine
+that edits its context in place."""
 
 from __future__ import annotations
 
 import copy
 import enum
+import hashlib
 import math
 import uuid
 from typing import Any
@@ -14,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_explorer.canonical.incremental import StateHasher
+from agent_explorer.canonical.incremental import check_state_hash
 from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import assign, initial_transition, setup, transition
 from agent_explorer.errors import NonSerializableAgentEventError
@@ -23,6 +25,8 @@ from agent_explorer.eventlog.replay import replay
 from agent_explorer.eventlog.verification import verify_log
 
 from .test_hashing import hard_values, json_values
+
+WRONG = "0" * 64  # a recorded hash no value has
 
 
 class Color(enum.IntEnum):
@@ -41,69 +45,81 @@ def outcome(function: Any, value: object) -> tuple[str, str]:
         return "error", error.path
 
 
-def test_equals_state_hash_on_the_hard_jcs_values() -> None:
-    hasher = StateHasher()
-    for value in hard_values():  # one hasher over all of them: the memo carries across values
-        assert hasher(value) == state_hash(value), repr(value)[:200]
-        assert hasher({"context": {"v": value}}) == state_hash({"context": {"v": value}})
+def test_equals_state_hash_on_the_hard_jcs_values_whatever_the_record() -> None:
+    for value in hard_values():
+        for wrapped in (value, {"context": {"v": value}}):
+            digest = state_hash(wrapped)
+            for expected in (digest, WRONG, None):
+                assert check_state_hash(wrapped, expected) == digest, repr(wrapped)[:200]
 
 
 @pytest.mark.parametrize(
-    "bad",
-    [math.nan, -math.inf, (1, 2), {1: 2}, "\ud800", 2**53 + 1, Color.RED, Name("x"), uuid.UUID(int=7),
-     orjson.Fragment(b"1"), {3, 4}, b"x", 1.5 + 2j],
+    "bad", [{1: 2}, "\ud800", 2**53 + 1, Name("x"), {3, 4}, b"x", 1.5 + 2j], ids=repr,
+)
+def test_refuses_what_orjson_refuses_with_state_hashs_path(bad: object) -> None:
+    value = {"context": {"items": [{"ok": 1}, {"x": bad}]}, "status": "active"}
+    for expected in (WRONG, None):
+        with pytest.raises(NonSerializableAgentEventError) as caught:
+            check_state_hash(value, expected)
+        assert caught.value.path == outcome(state_hash, value)[1]
+        assert caught.value.path.startswith("context.items[1].x")
+
+
+@pytest.mark.parametrize(
+    ("bad", "rendered"),
+    [(math.nan, None), (-math.inf, None), ((1, 2), [1, 2]), (Color.RED, 1), (uuid.UUID(int=7), str(uuid.UUID(int=7))),
+     (orjson.Fragment(b"[1]"), [1])],
     ids=repr,
 )
-def test_refuses_what_state_hash_refuses_with_the_same_path(bad: object) -> None:
+def test_a_coerced_value_is_refused_unless_it_renders_exactly_as_recorded(bad: object, rendered: object) -> None:
     value = {"context": {"items": [{"ok": 1}, {"x": bad}]}, "status": "active"}
-    hasher = StateHasher()
-    with pytest.raises(NonSerializableAgentEventError) as caught:
-        hasher(value)
-    assert caught.value.path == outcome(state_hash, value)[1] == "context.items[1].x" + (
-        "[1]" if isinstance(bad, dict) else ""
-    )
+    as_recorded = state_hash({"context": {"items": [{"ok": 1}, {"x": rendered}]}, "status": "active"})
+    # The live value renders byte for byte as the recorded canonical text: the log verifies (as XState's would).
+    assert check_state_hash(value, as_recorded) == as_recorded
+    # Any other record: the exact path decides, and refuses it as state_hash does.
+    for expected in (WRONG, None):
+        with pytest.raises(NonSerializableAgentEventError) as caught:
+            check_state_hash(value, expected)
+        assert caught.value.path == outcome(state_hash, value)[1]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{"n": 2.0}, {"n": -0.0}, {"n": 1e-6}, {"n": 1e16}, {"n": [0.5, 3.0]},
+     {"k": {"\U0001f600": 1, "\ue000": 2}}, {"k": "a 😀 value", "\ue000": 1, "\U00010000": 2}],
+    ids=repr,
+)
+def test_never_certifies_orjsons_text_where_it_is_not_jcs(value: dict[str, Any]) -> None:
+    # A record made from orjson's own text (a recorder that skipped JCS) must not verify: the text
+    # checks send these values down the exact path, which hashes the JCS text instead.
+    orjson_digest = hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    assert orjson_digest != state_hash(value)
+    assert check_state_hash(value, orjson_digest) == state_hash(value)
 
 
 def test_a_value_edited_in_place_between_steps_is_hashed_as_it_is_now() -> None:
     # The engine shares unchanged context values between snapshots; an impure action may edit one in place.
     history: list[Any] = [{"kind": "start", "n": 1}]
     step1 = {"status": "active", "context": {"turns": 1, "history": history}}
-    hasher = StateHasher()
-    assert hasher(step1) == state_hash(step1)
+    first = check_state_hash(step1, state_hash(step1))
     step2 = {"status": "active", "context": {"turns": 2, "history": history}}  # shares `history`
     history.append({"kind": "thought"})
     history[0]["n"] = True  # 1 -> True: equal in Python, "true" in JSON
-    assert hasher(step2) == state_hash(step2)
+    assert check_state_hash(step2, first) == state_hash(step2) != first
     history[0]["n"] = 2.0  # an integral float: JCS writes "2", orjson "2.0"
-    assert hasher(step2) == state_hash(step2)
-    history[0]["kind"] = "\U0001f600 key"
+    assert check_state_hash(step2, state_hash(step2)) == state_hash(step2)
     history[0]["\U0001f600"] = "astral key: UTF-16 order"
-    assert hasher(step2) == state_hash(step2)
-    history[1]["when"] = {1, 2}  # refused, with the place named, although `history` was seen before
+    assert check_state_hash(step2, WRONG) == state_hash(step2)
+    history[1]["when"] = {1, 2}  # refused, with the place named
     with pytest.raises(NonSerializableAgentEventError) as caught:
-        hasher(step2)
+        check_state_hash(step2, state_hash(step1))
     assert caught.value.path == "context.history[1].when"
-
-
-def test_the_documented_trust_a_coerced_value_put_in_place_into_a_seen_container() -> None:
-    # The one thing the memo trusts (canonical/incremental.py): a container under the previous value,
-    # edited in place to hold a value orjson renders as JSON (a tuple, here), is hashed as rendered.
-    shared: list[Any] = [[1, 2]]
-    hasher = StateHasher()
-    hasher({"context": {"a": shared}})
-    shared[0] = (1, 2)
-    assert hasher({"context": {"a": shared}}) == state_hash({"context": {"a": [[1, 2]]}})
-    with pytest.raises(NonSerializableAgentEventError):
-        state_hash({"context": {"a": shared}})
-    hasher.forget()  # a hasher that has not seen it refuses it
-    with pytest.raises(NonSerializableAgentEventError):
-        hasher({"context": {"a": shared}})
 
 
 def test_never_mutates_what_it_hashes() -> None:
     value = {"context": {"b": [1.0, {"z": 2**60, "\U0001f600": 0.5}], "a": "x"}, "status": "active"}
     before = copy.deepcopy(value)
-    StateHasher()(value)
+    check_state_hash(value, WRONG)
     assert value == before
 
 
@@ -159,26 +175,24 @@ def apply_edit(root: dict[str, Any], path: list[int], mode: str, new: Any) -> di
     return rebuilt
 
 
-def is_coerced(value: object) -> bool:
-    """A value orjson renders as JSON but strict JSON refuses."""
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    return isinstance(value, tuple | enum.Enum | uuid.UUID | orjson.Fragment)
-
-
 @settings(max_examples=300, deadline=None)
-@given(json_values, edits)
-def test_equals_state_hash_over_random_edit_sequences(base: Any, steps: list[tuple[list[int], str, Any]]) -> None:
-    hasher = StateHasher()
+@given(json_values, edits, st.booleans())
+def test_equals_state_hash_over_random_edit_sequences(
+    base: Any, steps: list[tuple[list[int], str, Any]], record_right: bool,
+) -> None:
     snapshot = {"status": "active", "value": "idle", "context": {"v": copy.deepcopy(base), "n": 0}, "children": {}}
-    assert outcome(hasher, snapshot) == outcome(state_hash, snapshot)
-    for path, mode, new in steps:
-        if mode == "inplace" and is_coerced(new):
-            mode = "cow"  # in place, such a value is the documented trust (test above), not an equality
+    previous = WRONG
+    for path, mode, new in [([], "cow", 0), *steps]:
         snapshot = apply_edit(snapshot, path, mode, new)
-        assert outcome(hasher, snapshot) == outcome(state_hash, snapshot)
-        if outcome(state_hash, snapshot)[0] == "error":
-            return  # the fold would stop (or record) here: later steps build on a refused value
+        plain = outcome(state_hash, snapshot)
+        if plain[0] == "error":
+            # Not strict JSON: refused alike against a record it does not match (a coerced value that
+            # renders exactly as recorded verifies: test_a_coerced_value_is_refused_unless_...).
+            assert outcome(lambda value: check_state_hash(value, WRONG), snapshot) == plain
+            return
+        expected = plain[1] if record_right else previous
+        assert check_state_hash(snapshot, expected) == plain[1]
+        previous = plain[1]
 
 
 def counting_machine(*, in_place: bool) -> Any:
