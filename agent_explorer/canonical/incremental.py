@@ -65,7 +65,10 @@ def check_state_hash(value: object, expected: str | None) -> str:
         text = orjson.dumps(value, option=_STRICT, default=_refuse)
     except (orjson.JSONEncodeError, RecursionError):
         return state_hash(value)  # refused (or nested too deep): the exact path raises or copes
-    if _may_hold_float_text(text) and _NUMBER_TEXT.search(text) is not None:
+    # One-byte searches are memchr-fast; the two-byte ones (and the regex) run only behind them.
+    if (
+        (b"." in text and b".0" in text) or (b"+" in text and b"e+" in text) or (b"-" in text and b"e-" in text)
+    ) and _NUMBER_TEXT.search(text) is not None:
         return state_hash(value)
     if not text.isascii() and _ASTRAL.search(text) is not None:
         return state_hash(value)
@@ -73,15 +76,6 @@ def check_state_hash(value: object, expected: str | None) -> str:
     if digest == expected:
         return digest
     return state_hash(value)  # a divergence (or no record): exact, and strict about what it hashes
-
-
-def _may_hold_float_text(text: bytes) -> bool:
-    # One-byte searches are memchr-fast; the two-byte ones (and the regex) run only behind them.
-    return (
-        (b"." in text and b".0" in text)
-        or (b"+" in text and b"e+" in text)
-        or (b"-" in text and b"e-" in text)
-    )
 
 
 def _refuse(value: object) -> NoReturn:
