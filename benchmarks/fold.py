@@ -40,7 +40,7 @@ from agent_explorer.eventlog.replay import replay
 from agent_explorer.eventlog.verification import verify_log
 
 try:  # absent before issue 24: run this file against an older checkout for the "before" figures
-    from agent_explorer.canonical.incremental import check_state_hash
+    from agent_explorer.canonical.verify_hash import check_state_hash
 except ImportError:  # pragma: no cover
     check_state_hash = None
 from agent_explorer.engine import (

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, Literal
 
-from ..canonical.incremental import check_state_hash
 from ..canonical.jcs import state_hash
+from ..canonical.verify_hash import check_state_hash
 from ..errors import AgentLogFormatError, AgentReplayDivergenceError
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .fold import Step, fold
@@ -261,7 +261,7 @@ class Verifier:
             return
         if self._hash is None:
             self._persisted = self.machine.get_persisted_snapshot(step.snapshot)
-            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/incremental.py)
+            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/verify_hash.py)
             self._hash = check_state_hash(self._persisted, expected)
         self.checked += 1
         if self._hash != expected:

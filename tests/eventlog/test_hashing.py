@@ -19,7 +19,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_explorer.canonical.incremental import check_state_hash
 from agent_explorer.canonical.jcs import (
     _canonical_text,
     canonical_json,
@@ -32,6 +31,7 @@ from agent_explorer.canonical.strict import (
     NEEDS_UTF16_KEY_ORDER,
     json_flags,
 )
+from agent_explorer.canonical.verify_hash import check_state_hash
 from agent_explorer.errors import NonSerializableAgentEventError
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"

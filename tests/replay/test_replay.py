@@ -206,7 +206,7 @@ def test_a_recording_machine_with_a_declared_version_stamps_it() -> None:
 
 def test_hashes_only_what_it_must(machine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = replay_module.check_state_hash  # what replay hashes with (canonical/incremental.py)
+    real = replay_module.check_state_hash  # what replay hashes with (canonical/verify_hash.py)
 
     def counting(value: Any, expected: str | None) -> str:
         calls.append(1)

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent_explorer.canonical.incremental import check_state_hash
 from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.canonical.verify_hash import check_state_hash
 from agent_explorer.engine import assign, initial_transition, setup, transition
 from agent_explorer.errors import NonSerializableAgentEventError
 from agent_explorer.eventlog.entries import create_replay_entry, init_entry

@@ -45,7 +45,7 @@ _STRICT: Final = (
     | orjson.OPT_PASSTHROUGH_DATACLASS
 )
 # orjson writes an integral double as "50.0" and a tiny or huge one with "e-"/"e+"; ECMAScript's text
-# differs from orjson's only there (tests/eventlog/test_incremental_hash.py pins it). A match inside a
+# differs from orjson's only there (tests/eventlog/test_verify_hash.py pins it). A match inside a
 # string only costs the exact path.
 _NUMBER_TEXT: Final = re.compile(rb"\.0(?![0-9])|[0-9]e[-+]")
 # A 4-byte UTF-8 sequence: a character beyond the BMP, whose key order UTF-16 may change.
