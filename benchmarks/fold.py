@@ -8,7 +8,13 @@ without computing the persisted snapshot's `state_hash` at every step, and check
 in the same persisted snapshot (hash). The two sides run in interleaved rounds; each reports its
 best run.
 
-    .venv/bin/python benchmarks/fold.py [--events 100000] [--rounds 2] [--seed 7]
+Then the verification ratios (issue 24), all against the bare fold of the same round set: the fold
+plus `state_hash(get_persisted_snapshot(s))` per step (the plain hash), the same with the verifying
+fold's `StateHasher`, and `verify_log` / `replay(verify=True)` over the run recorded as a log (every
+entry hashed, by the plain `state_hash`, so a clean report also proves the two hash alike).
+`--profile` prints where the time of the hashed fold and of `verify_log` goes (cProfile).
+
+    .venv/bin/python benchmarks/fold.py [--events 100000] [--rounds 2] [--seed 7] [--no-node] [--profile]
 """
 
 from __future__ import annotations
@@ -28,6 +34,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry
+from agent_explorer.eventlog.fold import fold
+from agent_explorer.eventlog.replay import replay
+from agent_explorer.eventlog.verification import verify_log
+
+try:  # absent before issue 24: run this file against an older checkout for the "before" figures
+    from agent_explorer.canonical.verify_hash import check_state_hash
+except ImportError:  # pragma: no cover
+    check_state_hash = None
 from agent_explorer.engine import (
     assign,
     from_promise,
@@ -150,19 +165,102 @@ def make_events(count: int, seed: int) -> list[dict[str, Any]]:
     return events[:count]
 
 
-def fold_python(machine: Any, events: list[dict[str, Any]], hashed: bool) -> tuple[float, Any, str | None]:
+def fold_python(
+    machine: Any, events: list[dict[str, Any]], hashed: bool, hasher: Any = state_hash,
+    clock: Any = time.perf_counter,
+) -> tuple[float, Any, str | None]:
     snapshot, _ = initial_transition(machine)
     persist = machine.get_persisted_snapshot
-    last = state_hash(persist(snapshot)) if hashed else None
-    start = time.perf_counter()
+    last = hasher(persist(snapshot)) if hashed else None
+    start = clock()
     if hashed:
         for event in events:
             snapshot, _ = transition(machine, snapshot, event)
-            last = state_hash(persist(snapshot))
+            last = hasher(persist(snapshot))
     else:
         for event in events:
             snapshot, _ = transition(machine, snapshot, event)
-    return time.perf_counter() - start, snapshot, last
+    return clock() - start, snapshot, last
+
+
+def fold_checked(machine: Any, events: list[dict[str, Any]], recorded: list[str], clock: Any) -> float:
+    """The fold plus, per step, the verifying fold's hash of the persisted snapshot against the record."""
+    snapshot, _ = initial_transition(machine)
+    persist = machine.get_persisted_snapshot
+    start = clock()
+    for event, expected in zip(events, recorded, strict=True):
+        snapshot, _ = transition(machine, snapshot, event)
+        if check_state_hash(persist(snapshot), expected) != expected:
+            raise AssertionError("check_state_hash disagrees with the recorded state_hash")
+    return float(clock() - start)
+
+
+def record_log(machine: Any, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The run as a log, every entry hashed by the plain `state_hash` (the recorder's)."""
+    snapshot, _ = initial_transition(machine)
+    entries = [init_entry(machine, metadata={"executionId": "bench"}, id="e0")]
+    for index, event in enumerate(events, 1):
+        snapshot, _ = transition(machine, snapshot, event)
+        entries.append(create_replay_entry(machine, event, index, snapshot_after=snapshot, id=f"e{index}"))
+    return entries
+
+
+def timed(function: Any, *args: Any) -> tuple[float, Any]:
+    start = time.process_time()
+    result = function(*args)
+    return time.process_time() - start, result
+
+
+def verification_ratios(machine: Any, events: list[dict[str, Any]], rounds: int, profile: bool) -> int:
+    """Bare fold vs fold + hash (plain, StateHasher) vs verify_log / replay(verify=True), interleaved."""
+    entries = record_log(machine, events)
+    cpu = time.process_time  # this process's CPU time: on a shared machine, wall time measures the neighbours
+    modes: dict[str, Any] = {
+        "bare fold": lambda: fold_python(machine, events, False, clock=cpu)[0],
+        "fold + hash (plain)": lambda: fold_python(machine, events, True, clock=cpu)[0],
+    }
+    if check_state_hash is not None:
+        recorded = [entry["verification"]["stateHash"] for entry in entries[1:]]
+        modes["fold + check_state_hash"] = lambda: fold_checked(machine, events, recorded, cpu)
+    modes["fold() over the log (no check)"] = lambda: timed(_drain, machine, entries)[0]
+    reports: list[Any] = []
+    modes["verify_log"] = lambda: _keep(reports, timed(verify_log, machine, entries))
+    modes["replay(verify=True)"] = lambda: timed(replay, machine, entries)[0]
+    best = dict.fromkeys(modes, float("inf"))
+    for _ in range(rounds):
+        for name, run in modes.items():
+            best[name] = min(best[name], run())
+    bare = best["bare fold"]
+    print(f"\nverification: {len(events):,} events (+ init), CPU time, best of {rounds} interleaved rounds; "
+          "ratios to the bare fold of the same run")
+    print(f"{'mode':<28}{'ev/s':>12}{'x bare fold':>13}")
+    for name, seconds in best.items():
+        print(f"{name:<28}{len(events) / seconds:>12,.0f}{bare / seconds:>12.2f}x")
+    report = reports[-1]
+    print(f"verify_log: {report}")
+    if profile:
+        import cProfile
+        import pstats
+
+        for label, statement in (
+            ("fold + hash (plain state_hash)", lambda: fold_python(machine, events, True)),
+            ("verify_log", lambda: verify_log(machine, entries)),
+        ):
+            print(f"\n--- cProfile: {label} (top 12 by own time) ---")
+            profiler = cProfile.Profile()
+            profiler.runcall(statement)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+    return 0 if report.ok else 1
+
+
+def _drain(machine: Any, entries: list[dict[str, Any]]) -> None:
+    for _ in fold(machine, entries, errors="record"):  # what verify_log folds with, checking nothing
+        pass
+
+
+def _keep(reports: list[Any], result: tuple[float, Any]) -> float:
+    reports.append(result[1])
+    return float(result[0])
 
 
 def run_node(events_path: Path) -> dict[str, Any] | None:
@@ -179,10 +277,15 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds per side; the best is kept")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-node", action="store_true", help="skip the XState comparison (verification ratios only)")
+    parser.add_argument("--profile", action="store_true", help="cProfile the hashed fold and verify_log")
     args = parser.parse_args()
 
     machine = build_machine()
     events = make_events(args.events, args.seed)
+    fold_python(machine, events[:2000], False)  # warm the configuration caches
+    if args.no_node:
+        return verification_ratios(machine, events, args.rounds, args.profile)
     with tempfile.TemporaryDirectory() as tmp:
         events_path = Path(tmp) / "events.json"
         events_path.write_text(json.dumps(events))
@@ -211,7 +314,7 @@ def main() -> int:
         print(f"{'transition':<22}{py_plain:>14,.0f}{'n/a':>14}{'n/a':>15}")
         print(f"{'transition + hash':<22}{py_hashed:>14,.0f}{'n/a':>14}{'n/a':>15}")
         print("(node or tests/node/node_modules missing: XState side skipped)")
-        return 0
+        return verification_ratios(machine, events, args.rounds, args.profile)
     js_plain = node_result["plain"]["eventsPerSecond"]
     js_hashed = node_result["hashed"]["eventsPerSecond"]
     print(f"{'transition':<22}{py_plain:>14,.0f}{js_plain:>14,.0f}{py_plain / js_plain:>14.2f}x")
@@ -223,7 +326,7 @@ def main() -> int:
         print("python:", json.dumps(machine.get_persisted_snapshot(hashed[1]), sort_keys=True)[:2000])
         print("xstate:", json.dumps(node_result["finalPersisted"], sort_keys=True)[:2000])
         return 1
-    return 0
+    return verification_ratios(machine, events, args.rounds, args.profile)
 
 
 if __name__ == "__main__":

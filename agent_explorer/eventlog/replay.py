@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
+from ..canonical.verify_hash import check_state_hash
 from ..errors import AgentError, AgentReplayDivergenceError
 from .entries import recorded_state_hash
 from .fold import Step, fold
@@ -176,7 +177,8 @@ def replay(
             continue
         if current_hash is None:
             persisted = get_persisted(step.snapshot)
-            current_hash = state_hash(persisted)
+            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/verify_hash.py)
+            current_hash = check_state_hash(persisted, expected)
         checked += 1
         if current_hash != expected:
             raise state_divergence(entry, step.index, expected, current_hash)

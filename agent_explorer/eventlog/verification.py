@@ -20,6 +20,7 @@ from itertools import islice
 from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
+from ..canonical.verify_hash import check_state_hash
 from ..errors import AgentLogFormatError, AgentReplayDivergenceError
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .fold import Step, fold
@@ -221,25 +222,35 @@ class Verifier:
 
     def check(self, step: Step) -> None:
         """Take the next folded step: its position, its hash, and any error the fold recorded there."""
+        # Runs once per entry of every verifying fold: exact-type tests first (a log read from JSON holds
+        # dicts and ints), the ABC isinstance checks only for other mappings.
         position = step.index
         entry = step.entry
         self.entries = position + 1
         if step.changed or position == 0:
             self._persisted = self._hash = None
-        recorded_index = entry.get("index") if isinstance(entry, Mapping) else None
+        mapping = type(entry) is dict or isinstance(entry, Mapping)
+        recorded_index = entry.get("index") if mapping else None
+        if type(recorded_index) is not int and not isinstance(recorded_index, int):
+            recorded_index = None
         previous = self._previous_index
-        expected_index = 0 if position == 0 else (previous + 1 if isinstance(previous, int) else None)
-        if isinstance(recorded_index, int) and expected_index is not None and recorded_index != expected_index:
-            self._sequence(step, recorded_index, expected_index)
-        self._previous_index = recorded_index if isinstance(recorded_index, int) else None
+        if recorded_index is not None and (position == 0 or previous is not None):
+            expected_index = 0 if position == 0 else previous + 1
+            if recorded_index != expected_index:
+                self._sequence(step, recorded_index, expected_index)
+        self._previous_index = recorded_index
         if step.error is not None:  # an entry that is not an object is one too: the fold recorded why
             self._record(step, "exception", _error_message(step), None, None, None)
             return
-        if not isinstance(entry, Mapping):
+        if not mapping:
             return
-        if position and not step.transitioned:
+        if position and step.actions is None:  # no transition ran: a usage record
             self.usage += 1
-        expected = recorded_state_hash(entry)
+        verification = entry.get("verification")
+        expected = (
+            verification.get("stateHash")
+            if type(verification) is dict or isinstance(verification, Mapping) else None
+        )
         if expected is None:
             self.unverified += 1
             if self.strict:
@@ -250,7 +261,8 @@ class Verifier:
             return
         if self._hash is None:
             self._persisted = self.machine.get_persisted_snapshot(step.snapshot)
-            self._hash = state_hash(self._persisted)
+            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/verify_hash.py)
+            self._hash = check_state_hash(self._persisted, expected)
         self.checked += 1
         if self._hash != expected:
             self._record(

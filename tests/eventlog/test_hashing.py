@@ -31,6 +31,7 @@ from agent_explorer.canonical.strict import (
     NEEDS_UTF16_KEY_ORDER,
     json_flags,
 )
+from agent_explorer.canonical.verify_hash import check_state_hash
 from agent_explorer.errors import NonSerializableAgentEventError
 
 NODE_DIR = Path(__file__).resolve().parents[1] / "node"
@@ -321,7 +322,12 @@ def test_canonical_text_and_hash_match_npm_canonicalize() -> None:
     for value, result in zip(values, results, strict=True):
         assert "error" not in result, (value, result)
         js_bytes = base64.b64decode(result["canonical"])
-        if canonical_json_bytes(value) != js_bytes or state_hash(value) != result["sha256"]:
+        if (
+            canonical_json_bytes(value) != js_bytes
+            or state_hash(value) != result["sha256"]
+            or check_state_hash(value, result["sha256"]) != result["sha256"]  # the verifying fold's
+            or check_state_hash(value, None) != result["sha256"]
+        ):
             mismatches.append((value, js_bytes, canonical_json_bytes(value)))
     assert not mismatches, mismatches[:5]
 

@@ -206,13 +206,13 @@ def test_a_recording_machine_with_a_declared_version_stamps_it() -> None:
 
 def test_hashes_only_what_it_must(machine: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    real = replay_module.state_hash
+    real = replay_module.check_state_hash  # what replay hashes with (canonical/verify_hash.py)
 
-    def counting(value: Any) -> str:
+    def counting(value: Any, expected: str | None) -> str:
         calls.append(1)
-        return real(value)
+        return real(value, expected)
 
-    monkeypatch.setattr(replay_module, "state_hash", counting)
+    monkeypatch.setattr(replay_module, "check_state_hash", counting)
     # init, ASK, then three APPROVEs the thinking state ignores and a usage record: the ignored
     # events and the usage record leave the very same snapshot, so its hash is reused.
     log = record(machine, [ask("q"), APPROVE, APPROVE, usage(), APPROVE])

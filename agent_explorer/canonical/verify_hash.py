@@ -1,0 +1,82 @@
+"""check_state_hash: the state hash a verifying fold compares with a recorded one, at orjson's speed.
+
+Why: a verifying fold hashes every step's persisted snapshot. The plain `state_hash` first proves the
+whole snapshot strict JSON with a Python scan, which cost two to three folds; orjson alone (C) is a
+fifth of that. Verification needs the strict verdict only when it has something to say.
+
+How (benchmarks/README.md, "verification at the speed of the fold", has the figures and what else was
+tried, including identity memos per subtree):
+- The text is never cached: every call serializes the live value with orjson in a strict mode that
+  refuses what is not JSON (non-str keys, lone surrogates, ints beyond 2**53, subclasses of
+  str/int/float/dict/list, sets, bytes, dates, cycles...) instead of coercing it. A value mutated in
+  place between steps is therefore always hashed as it is now; nothing is trusted from a cache.
+- The text's JCS correctness is checked on the text itself, with memchr-fast byte searches: orjson's
+  output is RFC 8785 except for integral, tiny and huge doubles (always printed with ".0", "e-" or
+  "e+") and for keys beyond the BMP (4-byte UTF-8); either sends the value down the exact path.
+- What orjson would still coerce (a tuple as an array, an enum as its value, a UUID as its text, an
+  orjson.Fragment as its bytes, NaN and infinities as null) is ruled out by the exact path only when
+  the digest differs from the recorded one. When it equals the recorded digest, the live value's
+  JSON rendering is the recorded canonical text itself, byte for byte; so a log verifies even if the
+  fold now holds, say, a tuple where the recorder held a list (as XState would, whose JSON has no
+  tuples). The recorder still refuses such values (`create_replay_entry` hashes with `state_hash`).
+
+So: a returned digest equal to `expected` certifies the live value renders exactly as recorded; any
+other returned digest is `state_hash(value)` exactly, and a value that is not strict JSON raises
+`NonSerializableAgentEventError` naming the same path as `state_hash` would.
+"""
+
+from __future__ import annotations
+
+import re
+from hashlib import sha256
+from typing import Final, NoReturn
+
+import orjson
+
+from .jcs import state_hash
+
+__all__ = ["check_state_hash"]
+
+_STRICT: Final = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_STRICT_INTEGER
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+)
+# orjson writes an integral double as "50.0" and a tiny or huge one with "e-"/"e+"; ECMAScript's text
+# differs from orjson's only there (tests/eventlog/test_verify_hash.py pins it). A match inside a
+# string only costs the exact path.
+_NUMBER_TEXT: Final = re.compile(rb"\.0(?![0-9])|[0-9]e[-+]")
+# A 4-byte UTF-8 sequence: a character beyond the BMP, whose key order UTF-16 may change.
+_ASTRAL: Final = re.compile(rb"[\xf0-\xf4]")
+
+
+def check_state_hash(value: object, expected: str | None) -> str:
+    """`state_hash(value)` for comparing with the recorded `expected` (see the module docstring).
+
+    Equal to `state_hash(value)` for every strict-JSON value; for a value holding something orjson
+    coerces, it returns `expected` only when the coerced rendering hashes to it, else raises as
+    `state_hash` does.
+    """
+    if type(value) is not dict:
+        return state_hash(value)  # a persisted snapshot is a dict: anything else takes the exact path
+    try:
+        text = orjson.dumps(value, option=_STRICT, default=_refuse)
+    except (orjson.JSONEncodeError, RecursionError):
+        return state_hash(value)  # refused (or nested too deep): the exact path raises or copes
+    # One-byte searches are memchr-fast; the two-byte ones (and the regex) run only behind them.
+    if (
+        (b"." in text and b".0" in text) or (b"+" in text and b"e+" in text) or (b"-" in text and b"e-" in text)
+    ) and _NUMBER_TEXT.search(text) is not None:
+        return state_hash(value)
+    if not text.isascii() and _ASTRAL.search(text) is not None:
+        return state_hash(value)
+    digest = sha256(text).hexdigest()
+    if digest == expected:
+        return digest
+    return state_hash(value)  # a divergence (or no record): exact, and strict about what it hashes
+
+
+def _refuse(value: object) -> NoReturn:
+    raise TypeError  # orjson reports it as JSONEncodeError: the exact path names the problem
