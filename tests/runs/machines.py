@@ -47,4 +47,8 @@ other = setup().create_machine({
 })
 """Another machine id: its threads are `skipped`."""
 
-__all__ = ["agent", "agent_v2", "other"]
+
+agent_rechart = _agent("1", expire_ms=5_000)
+"""`agent` with another chart under the same declared version (a shorter timer): the cache must not serve it."""
+
+__all__ = ["agent", "agent_rechart", "agent_v2", "other"]
