@@ -56,6 +56,8 @@ class RunSummary:
     total_tokens: int
     cost_usd: float
     error: str | None = None
+    value: Any = None
+    """The last state value itself (not a column): what `state=` filters match against, as snapshot.matches."""
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON values: `cost_usd` NaN becomes None (JSON has no NaN)."""
@@ -275,6 +277,7 @@ def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], 
         thread_id, carry.length, carry.first_recorded, carry.last_recorded, carry.machine_id, carry.version,
         value_text(getattr(snapshot, "value", None)), status, len(owed), verified, carry.divergent_index,
         int(total) if float(total).is_integer() else total, price(carry, prices),  # type: ignore[arg-type]
+        None, getattr(snapshot, "value", None),
     )
     return Folded(row, carry, folded)
 
@@ -284,7 +287,7 @@ def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices:
     return RunSummary(
         thread_id, carry.length, carry.first_recorded, carry.last_recorded, carry.machine_id, carry.version,
         str(row["state"]), str(row["status"]), int(row["owed"]), row["verified"], carry.divergent_index,
-        int(row["total_tokens"]), price(carry, prices),
+        int(row["total_tokens"]), price(carry, prices), None, carry.persisted.get("value"),
     )
 
 
