@@ -25,7 +25,7 @@ from ..runtime.effects import AgentEffect, EffectLedger
 __all__ = ["COLUMNS", "STATUSES", "Carry", "RunSummary", "readable_text", "summarize_thread", "unreadable_row"]
 
 STATUSES = ("done", "error", "idle", "in-flight", "skipped", "unreadable")
-"""API.md §8: done (final state), error (snapshot status "error"), idle (active, nothing requested in flight;
+"""docs/api.md §8: done (final state), error (snapshot status "error"), idle (active, nothing requested in flight;
 armed timers allowed), in-flight (a request started with no recorded completion), skipped (another machine
 id), unreadable (could not be read or folded)."""
 
@@ -40,7 +40,7 @@ REQUEST_KINDS = frozenset({"text", "decision", "plan", "task"})
 
 @dataclass(slots=True)
 class RunSummary:
-    """One row of the run list (the columns of API.md §8; timestamps as the log's ISO text)."""
+    """One row of the run list (the columns of docs/api.md §8; timestamps as the log's ISO text)."""
 
     thread_id: str
     entries: int

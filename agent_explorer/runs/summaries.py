@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..engine.snapshot import matches_state
 from ..errors import AgentError
+from .find import state_value
 from .row import COLUMNS, STATUSES, RunSummary
 
 __all__ = ["RunSummaries"]
@@ -81,9 +83,6 @@ class RunSummaries:
         snapshot.matches; a dotted path or '#id' of `machine`, which it needs); `text`: case-insensitive
         substring of the thread id; `verified`: True or False.
         """
-        from ..engine.snapshot import matches_state
-        from .find import state_value
-
         wanted = None if status is None else ({status} if isinstance(status, str) else set(status))
         if wanted is not None and not wanted <= set(STATUSES):
             raise AgentError(f"unknown status {sorted(wanted - set(STATUSES))}; a status is one of {list(STATUSES)}",
@@ -107,7 +106,7 @@ class RunSummaries:
         return [row.to_json() for row in self._rows]
 
     def to_pandas(self) -> Any:
-        """A DataFrame indexed by `thread_id`, in thread order, with the columns of API.md §8."""
+        """A DataFrame indexed by `thread_id`, in thread order, with the columns of docs/api.md §8."""
         import pandas as pd
 
         rows = self._rows

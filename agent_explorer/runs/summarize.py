@@ -87,7 +87,7 @@ def summarize_runs(
     batch_size: int | None = None,
 ) -> RunSummaries:
     """One row per thread of `store` (a store or a store URL), folded through `machine` (a machine or its
-    'package.module:attr'); see API.md §8 for the columns and statuses.
+    'package.module:attr'); see docs/api.md §8 for the columns and statuses.
 
     `threads`: the thread ids (default: every thread, paged). `executor`: None folds here; a process pool or
     Dask's `Client.get_executor()` folds batches in workers (as `verify_store`). `prices`: USD per million
