@@ -1,4 +1,4 @@
-"""`summarize_runs` over real stores: every status, the columns of API.md §8, the same rows on every executor."""
+"""`summarize_runs` over real stores: every status, the columns of docs/api.md §8, the same rows on every executor."""
 
 from __future__ import annotations
 
