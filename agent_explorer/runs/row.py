@@ -145,24 +145,26 @@ def price(carry: Carry, prices: Prices | None) -> float:
     return total
 
 
-def _add_usage(carry: Carry, entry: Mapping[str, Any]) -> None:
-    event = entry.get("event")
-    if not isinstance(event, Mapping) or event.get("type") != USAGE_EVENT_TYPE:
+def _add_usage(carry: Carry, records: list[Mapping[str, Any]]) -> None:
+    """Add the usage records a fold met: tokens as `get_usage_from_events` totals them, and per record either
+    its own recorded cost or its token counts under its model (priced when the row is read)."""
+    if not records:
         return
-    usage = event.get("usage")
-    if not isinstance(usage, Mapping):
-        return
-    totals = get_usage_from_events([entry])
-    carry.total_tokens += totals.get("totalTokens", 0) or 0
-    numbers = {k: v for k, v in usage.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    recorded = record_cost(numbers, None, None)
-    if recorded is not None:
-        carry.recorded_cost += recorded
-        return
-    model = event.get("model")
-    bucket = carry.tokens_by_model.setdefault(model if isinstance(model, str) else "", {})
-    for key, value in numbers.items():
-        bucket[key] = bucket.get(key, 0) + value
+    carry.total_tokens += get_usage_from_events(records).get("totalTokens", 0) or 0
+    for entry in records:
+        event = entry["event"]
+        usage = event.get("usage")
+        if not isinstance(usage, Mapping):
+            continue
+        numbers = {k: v for k, v in usage.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        recorded = record_cost(numbers, None, None)
+        if recorded is not None:
+            carry.recorded_cost += recorded
+            continue
+        model = event.get("model")
+        bucket = carry.tokens_by_model.setdefault(model if isinstance(model, str) else "", {})
+        for key, value in numbers.items():
+            bucket[key] = bucket.get(key, 0) + value
 
 
 def _timer_json(effect: AgentEffect) -> dict[str, Any]:
@@ -241,16 +243,19 @@ def _fold_on(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]],
 def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], prices: Prices | None, carry: Carry,
             steps: Any, verifier: Verifier, ledger: EffectLedger, last: Step, offset: int) -> Folded:
     folded = 1 if offset == 0 else 0
+    usage: list[Mapping[str, Any]] = []
     try:
         for step in steps:
             verifier.check(step)
             ledger.step(step)
-            _add_usage(carry, step.entry)
+            if step.actions is None and step.error is None and step.event_type == USAGE_EVENT_TYPE:
+                usage.append(step.entry)
             last = step
             folded += 1
     except Exception as error:  # noqa: BLE001 - machine code that raises outside a step is still one row
         return Folded(unreadable_row(thread_id, describe(error), offset + len(entries), carry.machine_id,
                                      carry.version), None, folded)
+    _add_usage(carry, usage)
     snapshot = last.snapshot
     owed = ledger.owed()
     status = snapshot.status
@@ -270,7 +275,8 @@ def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], 
     carry.length = verifier.entries
     carry.checked, carry.unverified, carry.usage = verifier.checked, verifier.unverified, verifier.usage
     carry.previous_index = verifier.previous_index
-    carry.persisted = machine.get_persisted_snapshot(snapshot)
+    # The verifier already serialized the last state when it checked the last hash: not done twice.
+    carry.persisted = verifier.report(snapshot).final_persisted_snapshot or machine.get_persisted_snapshot(snapshot)
     carry.timers = [_timer_json(effect) for effect in owed if effect.kind == "delay"]
     total = carry.total_tokens
     row = RunSummary(

@@ -113,6 +113,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
     """The fleet task: the batch's rows, from the cache where the thread is unchanged, else folded."""
     machine = context.machine
     prices: Prices | None = context.options.get("prices")
+    caching = context.options.get("cache") is not None
     reader = SummaryCache.open_reader(context.options.get("cache"))
     try:
         cached = reader.lookup(thread_ids) if reader is not None else {}
@@ -146,7 +147,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
                     continue
                 rows[thread_id] = result.row
                 folded += result.folded
-                if result.carry is not None:
+                if caching and result.carry is not None:
                     records.append((thread_id, payload(thread_id, result.carry, _row_fields(result.row))))
             else:
                 whole.append(thread_id)
@@ -161,7 +162,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
                 continue
             rows[read.thread_id] = result.row
             folded += result.folded
-            if result.carry is not None:
+            if caching and result.carry is not None:
                 records.append((read.thread_id, payload(read.thread_id, result.carry, _row_fields(result.row))))
     return BatchRows([rows[thread_id] for thread_id in thread_ids], records, folded, served)
 
