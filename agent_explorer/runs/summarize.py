@@ -9,6 +9,7 @@ process writes the cache; nothing is ever written to the store.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,14 +17,15 @@ from typing import Any
 
 from ..errors import AgentError
 from ..explorer.prices import Prices
-from ..fleet.refs import machine_spec
-from ..fleet.runner import BatchContext, map_batches, read_threads, without_cyclic_gc
+from ..fleet.refs import machine_spec, store_spec
+from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
 from ..stores.base import EventLogStore
+from ..stores.portal import run_sync
 from .cache import SummaryCache, payload
-from .row import RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
+from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
-__all__ = ["BatchRows", "iter_run_batches", "summarize_batch", "summarize_runs"]
+__all__ = ["BatchRows", "count_threads", "iter_run_batches", "summarize_batch", "summarize_runs"]
 
 Progress = Callable[[int, "int | None"], None]
 
@@ -92,10 +94,12 @@ def summarize_runs(
     `threads`: the thread ids (default: every thread, paged). `executor`: None folds here; a process pool or
     Dask's `Client.get_executor()` folds batches in workers (as `verify_store`). `prices`: USD per million
     tokens per model (`cost_usd` is NaN without). `progress(threads_done, total)` after each batch (`total`
-    None unless `threads` has a length); `on_rows(rows)` with each batch's rows as they arrive. `cache=False`
-    folds everything and neither reads nor writes the per-user cache.
+    the store's thread count, counted first, or `len(threads)`; None for an iterator); `on_rows(rows)` with each
+    batch's rows as they arrive. `cache=False` folds everything and neither reads nor writes the per-user cache.
     """
     total = len(threads) if isinstance(threads, Sequence) and not isinstance(threads, str) else None
+    if total is None and threads is None and progress is not None:
+        total = count_threads(store)
     summaries = RunSummaries()
     for batch in iter_run_batches(store, machine, threads=threads, executor=executor, prices=prices, cache=cache,
                                   batch_size=batch_size):
@@ -107,6 +111,27 @@ def summarize_runs(
         if progress is not None:
             progress(len(summaries), total)
     return summaries
+
+
+def count_threads(store: EventLogStore | str) -> int:
+    """How many threads the store holds (ids paged through `list_threads`, as the fleet pages them)."""
+    spec, owned = store_spec(store, loop_bound=True)
+    lister = spec.store
+    assert lister is not None
+
+    async def count() -> int:
+        total = offset = 0
+        try:
+            while True:
+                page = await lister.list_threads(limit=PAGE_SIZE, offset=offset)
+                total, offset = total + len(page), offset + len(page)
+                if len(page) < PAGE_SIZE:
+                    return total
+        finally:
+            if owned:
+                await lister.aclose()
+
+    return run_sync(count())
 
 
 async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> BatchRows:
@@ -124,18 +149,15 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
     records: list[tuple[str, bytes]] = []
     folded = served = 0
     whole: list[str] = []
+    tails = await _read_tails(context.store, cached)
     with without_cyclic_gc():
         for thread_id in thread_ids:
             hit = cached.get(thread_id)
-            if hit is None:
+            tail = tails.get(thread_id)
+            if hit is None or tail is None:  # not cached, or its tail could not be read: read whole below
                 whole.append(thread_id)
                 continue
             carry, row = hit
-            try:
-                tail = await context.store.read(thread_id, from_index=carry.length - 1)
-            except Exception:  # noqa: BLE001 - read again whole below, where an error becomes its row
-                whole.append(thread_id)
-                continue
             if len(tail) == 1 and unchanged(carry, tail[0]):
                 rows[thread_id] = row_from_carry(thread_id, carry, row, prices)
                 served += 1
@@ -165,6 +187,27 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
             if caching and result.carry is not None:
                 records.append((read.thread_id, payload(read.thread_id, result.carry, _row_fields(result.row))))
     return BatchRows([rows[thread_id] for thread_id in thread_ids], records, folded, served)
+
+
+TAIL_READS = 32
+"""Tail reads in flight at once: the store's worker (a SQLite thread, a small PostgreSQL pool) runs them back
+to back instead of waking the event loop between each."""
+
+
+async def _read_tails(store: EventLogStore, cached: Mapping[str, tuple[Carry, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Each cached thread's entries from its cached last one on (None when the read failed)."""
+    ids = list(cached)
+    tails: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(ids), TAIL_READS):
+        chunk = ids[start : start + TAIL_READS]
+        results = await asyncio.gather(
+            *(store.read(thread_id, from_index=cached[thread_id][0].length - 1) for thread_id in chunk),
+            return_exceptions=True,
+        )
+        for thread_id, result in zip(chunk, results, strict=True):
+            if isinstance(result, list):
+                tails[thread_id] = result
+    return tails
 
 
 def _row_fields(row: RunSummary) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import concurrent.futures
 import math
 import multiprocessing
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -90,6 +91,21 @@ def test_rows_arrive_batch_by_batch_with_progress(sqlite_runs: str) -> None:
     assert batches == [threads[i : i + 3] for i in range(0, len(threads), 3)]
     assert ticks == [(min(i + 3, len(threads)), len(threads)) for i in range(0, len(threads), 3)]
     assert summaries.thread_ids == threads
+
+
+def test_progress_knows_the_store_total(sqlite_runs: str) -> None:
+    ticks: list[tuple[int, int | None]] = []
+    summarize_runs(sqlite_runs, AGENT, batch_size=4, cache=False, progress=lambda done, total: ticks.append((done, total)))
+    assert ticks[-1] == (len(runs()), len(runs())) and all(total == len(runs()) for _, total in ticks)
+
+
+def test_a_thread_recorded_by_another_version_is_folded_through_this_one(tmp_path: Path) -> None:
+    from . import machines
+    from .conftest import ASK, build_sqlite, record
+
+    url = build_sqlite(tmp_path / "v2.db", {"old": (record(machines.agent_v2, [ASK], "old"), runs()["c-in-flight"][1])})
+    row = summarize_runs(url, AGENT)["old"]
+    assert (row.version, row.status, row.state, row.owed) == ("2", "in-flight", "drafting", 1)
 
 
 def test_a_subset_of_threads_in_the_order_given(sqlite_runs: str) -> None:
