@@ -101,7 +101,8 @@ class Carry:
     def from_json(cls, data: Mapping[str, Any]) -> Carry:
         """A carry read back from the cache; anything out of shape raises (the caller ignores that entry)."""
         carry = cls(**{name: data[name] for name in cls.__slots__})
-        if not isinstance(carry.persisted, dict) or not isinstance(carry.timers, list) or carry.length < 1:
+        if not isinstance(carry.persisted, dict) or not isinstance(carry.timers, list) or not isinstance(carry.length, int) \
+                or carry.length < 1:
             raise ValueError("cached carry out of shape")
         return carry
 
@@ -293,7 +294,7 @@ def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices:
     return RunSummary(
         thread_id, carry.length, carry.first_recorded, carry.last_recorded, carry.machine_id, carry.version,
         str(row["state"]), str(row["status"]), int(row["owed"]), row["verified"], carry.divergent_index,
-        int(row["total_tokens"]), price(carry, prices), None, carry.persisted.get("value"),
+        int(row["total_tokens"]), price(carry, prices), None, row.get("value"),
     )
 
 

@@ -21,7 +21,7 @@ from ..fleet.refs import machine_spec, store_spec
 from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
 from ..stores.base import EventLogStore
 from ..stores.portal import run_sync
-from .cache import SummaryCache, payload
+from .cache import SummaryCache, payload, snapshot_of
 from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
@@ -36,7 +36,7 @@ class BatchRows:
     served whole from the cache."""
 
     rows: list[RunSummary]
-    records: list[tuple[str, bytes]]
+    records: list[tuple[str, bytes, bytes]]
     folded: int
     cached: int
 
@@ -146,7 +146,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
         if reader is not None:
             reader.close()
     rows: dict[str, RunSummary] = {}
-    records: list[tuple[str, bytes]] = []
+    records: list[tuple[str, bytes, bytes]] = []
     folded = served = 0
     whole: list[str] = []
     tails = await _read_tails(context.store, cached)
@@ -157,11 +157,11 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
             if hit is None or tail is None:  # not cached, or its tail could not be read: read whole below
                 whole.append(thread_id)
                 continue
-            carry, row = hit
+            carry, row, snapshot = hit
             if len(tail) == 1 and unchanged(carry, tail[0]):
                 rows[thread_id] = row_from_carry(thread_id, carry, row, prices)
                 served += 1
-            elif len(tail) > 1 and tied(carry, tail[0]):
+            elif len(tail) > 1 and snapshot_of(carry, snapshot) is not None and tied(carry, tail[0]):
                 try:
                     result = summarize_thread(machine, thread_id, tail[1:], prices, carry)
                 except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
@@ -170,7 +170,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
                 rows[thread_id] = result.row
                 folded += result.folded
                 if caching and result.carry is not None:
-                    records.append((thread_id, payload(thread_id, result.carry, _row_fields(result.row))))
+                    records.append(payload(thread_id, result.carry, _row_fields(result.row)))
             else:
                 whole.append(thread_id)
         async for read in read_threads(context.store, whole):
@@ -185,7 +185,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
             rows[read.thread_id] = result.row
             folded += result.folded
             if caching and result.carry is not None:
-                records.append((read.thread_id, payload(read.thread_id, result.carry, _row_fields(result.row))))
+                records.append(payload(read.thread_id, result.carry, _row_fields(result.row)))
     return BatchRows([rows[thread_id] for thread_id in thread_ids], records, folded, served)
 
 
@@ -194,7 +194,7 @@ TAIL_READS = 32
 to back instead of waking the event loop between each."""
 
 
-async def _read_tails(store: EventLogStore, cached: Mapping[str, tuple[Carry, Any]]) -> dict[str, list[dict[str, Any]]]:
+async def _read_tails(store: EventLogStore, cached: Mapping[str, tuple[Carry, Any, bytes]]) -> dict[str, list[dict[str, Any]]]:
     """Each cached thread's entries from its cached last one on (None when the read failed)."""
     ids = list(cached)
     tails: dict[str, list[dict[str, Any]]] = {}
@@ -213,4 +213,4 @@ async def _read_tails(store: EventLogStore, cached: Mapping[str, tuple[Carry, An
 def _row_fields(row: RunSummary) -> dict[str, Any]:
     """What a served row takes from the cache beyond the carry (the rest is the carry's, or priced anew)."""
     return {"state": row.state, "status": row.status, "owed": row.owed, "verified": row.verified,
-            "total_tokens": row.total_tokens}
+            "total_tokens": row.total_tokens, "value": row.value}
