@@ -8,7 +8,7 @@ row and the new `Carry`. Pure: reads no store and no cache, never executes an ef
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -224,8 +224,8 @@ def _fold_whole(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any
     except Exception as error:  # noqa: BLE001 - a thread that cannot be seeded is a row, the rest go on
         return Folded(unreadable_row(thread_id, describe(error), len(entries), machine_id, version), None, 1)
     verifier.check(init)
-    ledger = EffectLedger.start_from(machine, init)
-    return _finish(machine, thread_id, entries, prices, carry, steps, verifier, ledger, init, 0)
+    return _finish(machine, thread_id, entries, prices, carry, steps, verifier,
+                   lambda: EffectLedger.start_from(machine, init), init, 0)
 
 
 def _fold_on(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], prices: Prices | None,
@@ -235,31 +235,47 @@ def _fold_on(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]],
     carry.tokens_by_model = {model: dict(numbers) for model, numbers in base.tokens_by_model.items()}
     verifier = Verifier.resumed(machine, entries=base.length, checked=base.checked, unverified=base.unverified,
                                 usage=base.usage, previous_index=base.previous_index)
-    ledger = EffectLedger.resumed(machine, snapshot, [_timer(t) for t in base.timers])
+    timers = [_timer(t) for t in base.timers]
     steps = fold(machine, entries, start=(base.length - 1, snapshot), check_version=False, errors="record")
     start = Step(base.length - 1, {}, snapshot, None, False)
-    return _finish(machine, thread_id, entries, prices, carry, steps, verifier, ledger, start, base.length)
+    return _finish(machine, thread_id, entries, prices, carry, steps, verifier,
+                   lambda: EffectLedger.resumed(machine, snapshot, timers), start, base.length)
+
+
+LEDGER_BUFFER = 4096
+"""Steps kept while the ledger waits: a thread that ends done or in error owes nothing (the ledger clears at
+a final state), so its ledger is never stepped; past this many steps the ledger starts and runs along."""
 
 
 def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], prices: Prices | None, carry: Carry,
-            steps: Any, verifier: Verifier, ledger: EffectLedger, last: Step, offset: int) -> Folded:
+            steps: Any, verifier: Verifier, start_ledger: Callable[[], EffectLedger], last: Step,
+            offset: int) -> Folded:
     folded = 1 if offset == 0 else 0
     usage: list[Mapping[str, Any]] = []
+    waiting: list[Step] = []
+    ledger: EffectLedger | None = None
     try:
         for step in steps:
             verifier.check(step)
-            ledger.step(step)
+            if ledger is not None:
+                ledger.step(step)
+            else:
+                waiting.append(step)
+                if len(waiting) > LEDGER_BUFFER:
+                    ledger = _caught_up(start_ledger(), waiting)
             if step.actions is None and step.error is None and step.event_type == USAGE_EVENT_TYPE:
                 usage.append(step.entry)
             last = step
             folded += 1
+        snapshot = last.snapshot
+        status = snapshot.status
+        owed: list[AgentEffect] = []
+        if status == "active":
+            owed = (ledger if ledger is not None else _caught_up(start_ledger(), waiting)).owed()
     except Exception as error:  # noqa: BLE001 - machine code that raises outside a step is still one row
         return Folded(unreadable_row(thread_id, describe(error), offset + len(entries), carry.machine_id,
                                      carry.version), None, folded)
     _add_usage(carry, usage)
-    snapshot = last.snapshot
-    owed = ledger.owed()
-    status = snapshot.status
     if status == "active":
         status = "in-flight" if any(effect.kind in REQUEST_KINDS for effect in owed) else "idle"
     elif status != "error":
@@ -287,6 +303,13 @@ def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], 
         None, getattr(snapshot, "value", None),
     )
     return Folded(row, carry, folded)
+
+
+def _caught_up(ledger: EffectLedger, steps: list[Step]) -> EffectLedger:
+    for step in steps:
+        ledger.step(step)
+    steps.clear()
+    return ledger
 
 
 def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices: Prices | None) -> RunSummary:

@@ -140,3 +140,17 @@ def test_json_rows_name_every_column(sqlite_runs: str) -> None:
     rows: list[dict[str, Any]] = summarize_runs(sqlite_runs, AGENT, cache=False).to_json()
     assert list(rows[0]) == ["thread_id", *COLUMNS]
     assert rows[0]["cost_usd"] is None  # NaN is not JSON
+
+
+@pytest.mark.parametrize("buffer", [0, 2, 4096])
+def test_the_ledger_started_late_owes_what_it_owes_when_run_along(sqlite_runs: str, buffer: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ledger of a thread that ends done is never stepped; past the buffer it runs along. Either way the rows
+    # are those of a ledger stepped from the first entry (buffer 0).
+    import agent_explorer.runs.row as row_module
+
+    monkeypatch.setattr(row_module, "LEDGER_BUFFER", 0)
+    along = summarize_runs(sqlite_runs, AGENT, cache=False).to_pandas()
+    monkeypatch.setattr(row_module, "LEDGER_BUFFER", buffer)
+    pd.testing.assert_frame_equal(summarize_runs(sqlite_runs, AGENT, cache=False).to_pandas(), along)
+    assert (along["owed"] > 0).any()
