@@ -169,7 +169,7 @@ def _only_machine(machines: dict[str, _Machine]) -> list[dict[str, Any]]:
                        for name, seen in ranked)
     raise AgentError(
         f"the threads of this store were recorded by {len(machines)} machines: {listed}; pass --machine "
-        "module:attr to verify the threads of one (threads of the others are skipped and counted)",
+        "module:attr to choose one (the threads of the others are skipped and counted)",
         code="invalid-argument",
     )
 

@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import AgentError
 from ..stores.portal import run_sync
 from .consent import TRUST_FLAG
-from .fleet import _executor, _first_look
+from .fleet import _executor, _first_look, _only_machine
 from .machines import import_consented, resolve_machine_ref
 from .sources import STORE_SCHEMES
 from .terminal import clear_bar, draw_bar, terminal_safe
@@ -52,7 +52,11 @@ def runs_command(args: argparse.Namespace) -> int:
     if args.limit < 0:
         raise AgentError(f"--limit must be 0 (all) or more, got {args.limit}", code="invalid-argument")
     show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
-    head, total = run_sync(_first_look(url, count=show_bar))
+    # Without --machine the threads' heads name it, and a store of several machines is refused (as verify
+    # --all-threads does): a list of one machine's runs is never picked on a guess.
+    look = run_sync(_first_look(url, heads=args.machine is None))
+    head = _only_machine(look.machines) if args.machine is None else []
+    total = look.threads
     ref = resolve_machine_ref(head, args.machine, trust_ref=bool(args.trust_machine_ref))
     machine = import_consented(ref)
     from ..runs.find import state_value

@@ -138,7 +138,7 @@ def test_the_machine_a_store_names_needs_consent(tmp_path: Path, capsys: Any) ->
         (["sqlite:///{tmp}/missing.db", "--machine", AGENT], "no such SQLite store"),
         (["{url}#a-done", "--machine", AGENT], "names one thread"),
         (["{url}", "--machine", "tests.runs.machines:nope"], "nope"),
-        (["{url}"], "does not name its machine"),
+        (["{url}"], "the threads of this store were recorded by 2 machines: 'runs_agent' (8 threads"),
         (["{url}", "--machine", AGENT, "--state", "refunding"], "has no state 'refunding'"),
         (["{url}", "--machine", AGENT, "--limit", "-1"], "--limit"),
         (["{other}", "--machine", AGENT], "no thread of this store was recorded by machine 'runs_agent'"),
