@@ -99,6 +99,8 @@ export class GraphPanel {
     this.onCollapse = null; // (state id, collapse?) => void: set where Python can redraw (not the static export)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
+    this.wideButton = button("wider", "Give the chart the explorer's whole width", () => this.toggleWide());
+    this.overviewButton = button("overview", "Hide or show the overview in the corner", () => this.toggleOverview());
     this.toolbar = h(
       "div",
       { class: "ae-graph-tools" },
@@ -109,8 +111,8 @@ export class GraphPanel {
         this.userView = true;
         this.fit();
       }),
-      (this.wideButton = button("wider", "Give the chart the explorer's whole width", () => this.toggleWide())),
-      (this.overviewButton = button("overview", "Hide or show the overview in the corner", () => this.toggleOverview())),
+      this.wideButton,
+      this.overviewButton,
     );
     this.overviewButton.setAttribute("aria-pressed", "true");
     this.wideButton.setAttribute("aria-pressed", "false");
