@@ -83,6 +83,7 @@ from .stores import (
 
 if TYPE_CHECKING:
     from .explorer import Explorer
+    from .runs import find_runs, store_coverage, store_usage, summarize_runs
     from .stores.postgres import PostgresEventLogStore
 
 __version__ = "0.1.0"
@@ -90,6 +91,11 @@ __version__ = "0.1.0"
 _LAZY = {
     "Explorer": (".explorer", "lab"),
     "PostgresEventLogStore": (".stores.postgres", "postgres"),
+    # A store's runs need no Jupyter; lazy so `import agent_explorer` stays as light as a server needs.
+    "summarize_runs": (".runs", "lab"),
+    "find_runs": (".runs", "lab"),
+    "store_usage": (".runs", "lab"),
+    "store_coverage": (".runs", "lab"),
 }
 
 
@@ -131,4 +137,6 @@ __all__ = [
     "Explorer",
     # §7 beyond one log
     "verify_store",
+    # §8 a store's runs
+    "summarize_runs", "find_runs", "store_usage", "store_coverage",
 ]

@@ -179,6 +179,23 @@ class Verifier:
         self._marks: list[int] = []
         self._tallies: list[tuple[int, int, int, Any]] = []
 
+    @classmethod
+    def resumed(
+        cls, machine: Any, *, entries: int, checked: int, unverified: int, usage: int, previous_index: int | None,
+        strict: bool = False,
+    ) -> Verifier:
+        """A verifier that goes on after `entries` entries whose counts a cache kept (their divergences are the
+        cache's business): the next step it checks is at position `entries`."""
+        verifier = cls(machine, strict=strict, keep_snapshots=0)
+        verifier.entries, verifier.checked, verifier.unverified, verifier.usage = entries, checked, unverified, usage
+        verifier._previous_index = previous_index
+        return verifier
+
+    @property
+    def previous_index(self) -> int | None:
+        """The `index` field of the last entry checked (what the next one's must follow), None if it had none."""
+        return self._previous_index if isinstance(self._previous_index, int) else None
+
     def mark(self) -> None:
         """Remember the counts as they stand now (after the last step checked)."""
         position = self.entries - 1

@@ -386,6 +386,19 @@ class EffectLedger:
         ledger.last_surfaced = ledger.start(init.entry, init.snapshot, init.actions or [])
         return ledger
 
+    @classmethod
+    def resumed(cls, machine: Any, snapshot: Any, timers: Iterable[AgentEffect]) -> EffectLedger:
+        """A ledger for a fold that goes on from a cached persisted snapshot instead of the log's start.
+
+        The snapshot's children are owed as a restored init owes them (at-least-once); `timers`, the delays
+        the cache kept from the ledger it replaces, are owed again as they were (a snapshot does not carry them).
+        """
+        ledger = cls.start_from(machine, Step(0, {"event": {"type": INIT_EVENT_TYPE}}, snapshot, [], True))
+        for timer in timers:
+            if timer.kind == "delay" and timer.site is not None:
+                ledger._pending[timer.site] = timer
+        return ledger
+
     def step(self, step: Step) -> None:
         """Take one folded entry after the init (the log layer's `Ledger` protocol). An entry the fold
         could not apply (`step.error`) changes nothing: the machine did not take it either."""

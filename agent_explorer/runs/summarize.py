@@ -1,0 +1,172 @@
+"""`summarize_runs`: one run list row per thread of a store, folded on the fleet path (any executor).
+
+Each batch of threads goes to `summarize_batch` (in-process, a process pool or Dask, through
+`fleet.map_batches`); a worker serves a thread whose length, last entry id and hash match its cached carry
+without folding, folds a grown thread on from its cached persisted snapshot (after tying that snapshot to
+the hash recorded on the entry it stands for), and folds every other thread from its init entry. Only this
+process writes the cache; nothing is ever written to the store.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import AgentError
+from ..explorer.prices import Prices
+from ..fleet.refs import machine_spec
+from ..fleet.runner import BatchContext, map_batches, read_threads, without_cyclic_gc
+from ..stores.base import EventLogStore
+from .cache import SummaryCache, payload
+from .row import RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
+from .summaries import RunSummaries
+
+__all__ = ["BatchRows", "iter_run_batches", "summarize_batch", "summarize_runs"]
+
+Progress = Callable[[int, "int | None"], None]
+
+
+@dataclass(frozen=True)
+class BatchRows:
+    """One batch as a worker returns it: rows in thread order, cache records to write, entries folded, rows
+    served whole from the cache."""
+
+    rows: list[RunSummary]
+    records: list[tuple[str, bytes]]
+    folded: int
+    cached: int
+
+
+def _prices(prices: Prices | Mapping[str, Mapping[str, float]] | None) -> Prices | None:
+    if prices is None or isinstance(prices, Prices):
+        return prices
+    return Prices(prices)
+
+
+def iter_run_batches(
+    store: EventLogStore | str,
+    machine: Any,
+    *,
+    threads: Iterable[str] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
+    cache: bool = True,
+    batch_size: int | None = None,
+) -> Iterator[BatchRows]:
+    """The rows batch by batch, in thread order, as they are folded (a run list shows the first page at once:
+    pass its threads first, or read the first batch). The cache is written batch by batch as they arrive."""
+    if isinstance(threads, str):
+        raise AgentError("threads must be an iterable of thread ids, not one str", code="invalid-argument")
+    spec = machine_spec(machine)
+    table = _prices(prices)
+    summary_cache = SummaryCache.for_run(store, spec.machine) if cache else None
+    options = {"prices": table, "cache": summary_cache.reader() if summary_cache is not None else None}
+    try:
+        for _, batch in map_batches(summarize_batch, store, spec, threads=threads, executor=executor,
+                                    batch_size=batch_size, options=options):
+            if summary_cache is not None and batch.records:
+                summary_cache.store(batch.records)
+            yield batch
+    finally:
+        if summary_cache is not None:
+            summary_cache.close()
+
+
+def summarize_runs(
+    store: EventLogStore | str,
+    machine: Any,
+    *,
+    threads: Iterable[str] | None = None,
+    executor: concurrent.futures.Executor | None = None,
+    prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
+    progress: Progress | None = None,
+    on_rows: Callable[[list[RunSummary]], None] | None = None,
+    cache: bool = True,
+    batch_size: int | None = None,
+) -> RunSummaries:
+    """One row per thread of `store` (a store or a store URL), folded through `machine` (a machine or its
+    'package.module:attr'); see API.md §8 for the columns and statuses.
+
+    `threads`: the thread ids (default: every thread, paged). `executor`: None folds here; a process pool or
+    Dask's `Client.get_executor()` folds batches in workers (as `verify_store`). `prices`: USD per million
+    tokens per model (`cost_usd` is NaN without). `progress(threads_done, total)` after each batch (`total`
+    None unless `threads` has a length); `on_rows(rows)` with each batch's rows as they arrive. `cache=False`
+    folds everything and neither reads nor writes the per-user cache.
+    """
+    total = len(threads) if isinstance(threads, Sequence) and not isinstance(threads, str) else None
+    summaries = RunSummaries()
+    for batch in iter_run_batches(store, machine, threads=threads, executor=executor, prices=prices, cache=cache,
+                                  batch_size=batch_size):
+        summaries.extend(batch.rows)
+        summaries.folded += batch.folded
+        summaries.cached += batch.cached
+        if on_rows is not None:
+            on_rows(batch.rows)
+        if progress is not None:
+            progress(len(summaries), total)
+    return summaries
+
+
+async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> BatchRows:
+    """The fleet task: the batch's rows, from the cache where the thread is unchanged, else folded."""
+    machine = context.machine
+    prices: Prices | None = context.options.get("prices")
+    reader = SummaryCache.open_reader(context.options.get("cache"))
+    try:
+        cached = reader.lookup(thread_ids) if reader is not None else {}
+    finally:
+        if reader is not None:
+            reader.close()
+    rows: dict[str, RunSummary] = {}
+    records: list[tuple[str, bytes]] = []
+    folded = served = 0
+    whole: list[str] = []
+    with without_cyclic_gc():
+        for thread_id in thread_ids:
+            hit = cached.get(thread_id)
+            if hit is None:
+                whole.append(thread_id)
+                continue
+            carry, row = hit
+            try:
+                tail = await context.store.read(thread_id, from_index=carry.length - 1)
+            except Exception:  # noqa: BLE001 - read again whole below, where an error becomes its row
+                whole.append(thread_id)
+                continue
+            if len(tail) == 1 and unchanged(carry, tail[0]):
+                rows[thread_id] = row_from_carry(thread_id, carry, row, prices)
+                served += 1
+            elif len(tail) > 1 and tied(carry, tail[0]):
+                try:
+                    result = summarize_thread(machine, thread_id, tail[1:], prices, carry)
+                except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
+                    rows[thread_id] = unreadable_row(thread_id, describe(error))
+                    continue
+                rows[thread_id] = result.row
+                folded += result.folded
+                if result.carry is not None:
+                    records.append((thread_id, payload(thread_id, result.carry, _row_fields(result.row))))
+            else:
+                whole.append(thread_id)
+        async for read in read_threads(context.store, whole):
+            if read.error is not None:
+                rows[read.thread_id] = unreadable_row(read.thread_id, f"could not read the thread: {describe(read.error)}")
+                continue
+            try:
+                result = summarize_thread(machine, read.thread_id, read.entries or [], prices)
+            except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
+                rows[read.thread_id] = unreadable_row(read.thread_id, describe(error), len(read.entries or []))
+                continue
+            rows[read.thread_id] = result.row
+            folded += result.folded
+            if result.carry is not None:
+                records.append((read.thread_id, payload(read.thread_id, result.carry, _row_fields(result.row))))
+    return BatchRows([rows[thread_id] for thread_id in thread_ids], records, folded, served)
+
+
+def _row_fields(row: RunSummary) -> dict[str, Any]:
+    """What a served row takes from the cache beyond the carry (the rest is the carry's, or priced anew)."""
+    return {"state": row.state, "status": row.status, "owed": row.owed, "verified": row.verified,
+            "total_tokens": row.total_tokens}
