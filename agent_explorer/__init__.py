@@ -82,7 +82,7 @@ from .stores import (
 )
 
 if TYPE_CHECKING:
-    from .explorer import Explorer
+    from .explorer import Explorer, Runs
     from .runs import find_runs, store_coverage, store_usage, summarize_runs
     from .stores.postgres import PostgresEventLogStore
 
@@ -90,6 +90,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Explorer": (".explorer", "lab"),
+    "Runs": (".explorer", "lab"),
     "PostgresEventLogStore": (".stores.postgres", "postgres"),
     # A store's runs need no Jupyter; lazy so `import agent_explorer` stays as light as a server needs.
     "summarize_runs": (".runs", "lab"),
@@ -138,5 +139,5 @@ __all__ = [
     # §7 beyond one log
     "verify_store",
     # §8 a store's runs
-    "summarize_runs", "find_runs", "store_usage", "store_coverage",
+    "summarize_runs", "find_runs", "store_usage", "store_coverage", "Runs",
 ]

@@ -23,7 +23,7 @@ from .watching import WakeUp
 if TYPE_CHECKING:
     from .postgres import PostgresEventLogStore
 
-__all__ = ["channel_for", "ListenWakeUp", "POLL_WHILE_DOWN", "RECONNECT_MAX"]
+__all__ = ["channel_for", "ListenWakeUp", "POLL_WHILE_DOWN", "RECONNECT_MAX", "store_channel_for"]
 
 POLL_WHILE_DOWN = (0.1, 1.0)  # seconds between reads while the listener is reconnecting: first, longest
 RECONNECT_MAX = 2.0  # longest pause between two reconnect attempts
@@ -38,6 +38,12 @@ def channel_for(qualified_table: str, thread_id: str) -> str:
     return f"agent_explorer_{digest[:40]}"
 
 
+def store_channel_for(qualified_table: str) -> str:
+    """The NOTIFY channel of a whole store (every append and fork, with the thread id as payload), for one
+    listener that follows every thread (`Runs(follow=True)`). No thread id is empty, so it is no thread's."""
+    return channel_for(qualified_table, "")
+
+
 def _settle(future: concurrent.futures.Future[None]) -> None:
     """Resolve `future` unless it already is (two threads may race to)."""
     with contextlib.suppress(concurrent.futures.InvalidStateError):
@@ -49,9 +55,9 @@ class ListenWakeUp(WakeUp):
     0.1 s growing to 1 s so the watcher polls, and reconnect in the background. Each (re)connect
     wakes the watcher once, so whatever was committed while nobody listened is read."""
 
-    def __init__(self, store: PostgresEventLogStore, thread_id: str) -> None:
+    def __init__(self, store: PostgresEventLogStore, thread_id: str = "", *, channel: str | None = None) -> None:
         self._store = store
-        self._channel = channel_for(store.qualified_table, thread_id)
+        self._channel = channel if channel is not None else channel_for(store.qualified_table, thread_id)
         self._event = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listening = False

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 from ..errors import AgentStoreBusyError, AgentStoreError
 
 if TYPE_CHECKING:
-    from .base import EventLogStore
+    from .base import EventLogStore, ThreadInfo
 
-__all__ = ["WakeUp", "PollWakeUp", "watch_thread", "RETRY_FIRST", "RETRY_MAX"]
+__all__ = ["WakeUp", "PollWakeUp", "watch_thread", "watch_threads", "RETRY_FIRST", "RETRY_MAX"]
 
 RETRY_FIRST = 0.05  # seconds before retrying a read that failed transiently; doubles up to RETRY_MAX
 RETRY_MAX = 1.0
@@ -102,6 +102,54 @@ async def watch_thread(
                 position += len(batch)
                 wakeup.progressed()
                 yield batch
+            await wakeup.wait()
+    finally:
+        await wakeup.close()
+
+
+_LIST_PAGE = 1000
+
+
+async def _all_threads(store: EventLogStore) -> dict[str, int]:
+    lengths: dict[str, int] = {}
+    offset = 0
+    while True:
+        page = await store.list_threads(limit=_LIST_PAGE, offset=offset)
+        lengths.update((info.thread_id, info.length) for info in page)
+        if len(page) < _LIST_PAGE:
+            return lengths
+        offset += len(page)
+
+
+async def watch_threads(
+    store: EventLogStore, known: dict[str, int] | None = None
+) -> AsyncGenerator[list[ThreadInfo], None]:
+    """Follow a whole store: batches of the threads that appeared or grew, from `known` (thread -> length).
+
+    One wake-up hook for the store, not one per thread (`store._store_wakeup()`: SQLite's data_version poll,
+    PostgreSQL's store channel, a poll elsewhere); on each wake the thread list is read again and compared, so a
+    missed or merged signal costs nothing but a later batch. Opened before the first listing, so nothing
+    committed in between is missed. Never yields an empty batch; never writes.
+    """
+    from .base import ThreadInfo
+
+    seen = dict(known or {})
+    wakeup = store._store_wakeup()
+    try:
+        await wakeup.open()
+        while True:
+            try:
+                lengths = await _all_threads(store)
+            except (AgentStoreBusyError, AgentStoreError) as error:
+                if store._watch_retry_budget(error) is None:
+                    raise
+                await asyncio.sleep(RETRY_MAX)
+                continue
+            changed = [ThreadInfo(tid, length) for tid, length in lengths.items() if seen.get(tid) != length]
+            if changed:
+                seen.update((info.thread_id, info.length) for info in changed)
+                wakeup.progressed()
+                yield changed
             await wakeup.wait()
     finally:
         await wakeup.close()
