@@ -125,6 +125,8 @@ class RunList:
         self._shown = None
 
     def set_filter(self, run_filter: RunFilter) -> None:
+        if run_filter.state is not None:
+            self._state_path(run_filter.state)  # an unknown "#id" is refused now, and the filter left as it was
         self.filter = run_filter
         self._shown = None
 

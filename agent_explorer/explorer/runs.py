@@ -78,6 +78,7 @@ class Runs(anywidget.AnyWidget):
         super().__init__(**kwargs)
         self._source = store_or_url
         self.store = open_store(store_or_url) if isinstance(store_or_url, str) else store_or_url
+        self._owns_store = isinstance(store_or_url, str)  # opened here from its URL: closed by close()
         self.machine = import_machine(machine) if isinstance(machine, str) else machine
         self.prices = prices
         self.executor = executor
@@ -93,6 +94,7 @@ class Runs(anywidget.AnyWidget):
         self._done = threading.Event()
         self._stopping = threading.Event()
         self._drawn_at = 0.0
+        self._watching: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
         self._explorer: Explorer | None = None
         self._selected: str | None = None
         self._slot = ipywidgets.VBox()
@@ -146,9 +148,9 @@ class Runs(anywidget.AnyWidget):
         except Exception as error:  # noqa: BLE001 - a thread has no caller: the widget shows what broke
             self._set_progress(error=f"{type(error).__name__}: {error}")
         finally:
-            self._set_progress(folding=False)
+            self._progress["folding"] = False
+            self._redraw(force=True)  # before `done`: a caller that waited sees the whole list drawn
             self._done.set()
-            self._redraw(force=True)
         if follow and not self._stopping.is_set():
             self._follow()
 
@@ -166,14 +168,20 @@ class Runs(anywidget.AnyWidget):
 
     def _follow(self) -> None:
         """The worker thread, once folded: one watcher for the whole store; each batch of new or grown threads
-        folds (on from its cached snapshot) and the list catches up."""
+        folds (on from its cached snapshot) and the list catches up. `stop()` cancels the watch."""
         self._set_progress(following=True)
         loop = asyncio.new_event_loop()
         try:
-            loop.run_until_complete(self._watch())
-        except Exception as error:  # noqa: BLE001 - shown in the widget
+            task = loop.create_task(self._watch())
+            self._watching = (loop, task)
+            if not self._stopping.is_set():  # a stop() that came before the task existed
+                loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            pass
+        except Exception as error:  # noqa: BLE001 - a thread has no caller: the widget shows what broke
             self._set_progress(error=f"following stopped: {type(error).__name__}: {error}")
         finally:
+            self._watching = None
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
             self._set_progress(following=False)
@@ -183,19 +191,12 @@ class Runs(anywidget.AnyWidget):
             known = dict(self._lengths)
         watcher = watch_threads(self.store, known)
         try:
-            while not self._stopping.is_set():
-                try:
-                    batch = await asyncio.wait_for(anext(watcher), timeout=0.5)
-                except TimeoutError:
-                    continue
-                wanted = [info.thread_id for info in batch
-                          if not self._restricted or info.thread_id in self._wanted()]
+            async for batch in watcher:
+                wanted = [info.thread_id for info in batch if not self._restricted or info.thread_id in self._wanted()]
                 if not wanted:
                     continue
                 with self._lock:
-                    for tid in wanted:
-                        if tid not in self._lengths:
-                            self._ids.append(tid)
+                    self._ids.extend(tid for tid in wanted if tid not in self._lengths)
                     self._progress["total"] = len(self._ids)
                 await asyncio.to_thread(self._fold, wanted)
                 self._redraw(force=True)
@@ -208,6 +209,11 @@ class Runs(anywidget.AnyWidget):
     def stop(self, timeout: float = 10.0) -> None:
         """Stop folding and following (the list keeps what it has)."""
         self._stopping.set()
+        watching = self._watching
+        if watching is not None:
+            loop, task = watching
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(task.cancel)
         if self._worker.is_alive() and self._worker is not threading.current_thread():
             self._worker.join(timeout)
 
@@ -373,11 +379,17 @@ class Runs(anywidget.AnyWidget):
         return f"Runs({len(self._ids)} threads, {shown} shown, {counts})"
 
     def close(self) -> None:
-        self.stop(timeout=2.0)
+        """Stop folding and following, close the views, and the store when it was opened here from a URL."""
+        if "_worker" not in self.__dict__:  # a constructor that refused its arguments (ipywidgets closes on __del__)
+            super().close()
+            return
+        self.stop()
         with contextlib.suppress(Exception):
             self._box.close()
             self._slot.close()
         super().close()
+        if self._owns_store:
+            self.store.sync.close()
 
 
 def _str_or_none(value: Any) -> str | None:
