@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import threading
 import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -380,15 +381,18 @@ class Runs(anywidget.AnyWidget):
 
     def close(self) -> None:
         """Stop folding and following, close the views, and the store when it was opened here from a URL."""
-        if "_worker" not in self.__dict__:  # a constructor that refused its arguments (ipywidgets closes on __del__)
+        if "_worker" not in self.__dict__ or self.__dict__.get("_closed"):
+            # A constructor that refused its arguments, or closed already: ipywidgets closes again on __del__,
+            # maybe at interpreter exit, where reopening the store's loop thread would hang.
             super().close()
             return
+        self._closed = True
         self.stop()
         with contextlib.suppress(Exception):
             self._box.close()
             self._slot.close()
         super().close()
-        if self._owns_store:
+        if self._owns_store and not sys.is_finalizing():  # at exit the store's loop thread is gone already
             self.store.sync.close()
 
 

@@ -319,6 +319,7 @@ function render({ model, el }) {
   };
   drawPage();
   drawProgress();
+  root.dataset.ready = "true";
   on("change:page", drawPage);
   on("change:counts", () => {
     drawCounts();
