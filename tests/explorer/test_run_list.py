@@ -93,7 +93,7 @@ def test_a_page_holds_at_most_its_limit_and_says_where_it_is() -> None:
     assert (page["offset"], page["total"], page["sort"]) == (2, 5, {"column": "thread_id", "descending": False})
     row = page["rows"][0]
     assert row["status"] == "in-flight" and row["verified"] is None and row["cost"] is None
-    assert row["lastRecorded"] == "2026-03-02T09:01:00Z"
+    assert row["lastRecorded"] == "2026-03-02T09:01:00.000Z"  # as the log writes recordedAt
     assert runs.page(99, 2)["offset"] == 4  # past the end: the last page
 
 
