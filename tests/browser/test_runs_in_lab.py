@@ -9,7 +9,6 @@ in docs/screenshots are copies).
 
 from __future__ import annotations
 
-import asyncio
 import json
 import subprocess
 import sys
@@ -43,17 +42,13 @@ def _fates(name: str) -> list[str]:
 def runs_page(browser: Any, lab: Lab) -> Iterator[NotebookPage]:
     db = lab.root / "triage-runs.db"
 
-    async def make() -> None:
-        store = SqliteEventLogStore(db)
-        try:
-            for thread_id, entries in triage_threads(LOGS, TICKETS):
-                await store.append(thread_id=thread_id, expected_index=0, entries=entries)
-            await store.append(thread_id=HTML_ID, expected_index=0,
-                               entries=list(read_log(LOGS / "support_clean.jsonl")))
-        finally:
-            await store.aclose()
-
-    asyncio.run(make())
+    store = SqliteEventLogStore(db)  # synchronously: Playwright's sync API keeps a loop running on this thread
+    try:
+        for thread_id, entries in triage_threads(LOGS, TICKETS):
+            store.sync.append(thread_id=thread_id, expected_index=0, entries=entries)
+        store.sync.append(thread_id=HTML_ID, expected_index=0, entries=list(read_log(LOGS / "support_clean.jsonl")))
+    finally:
+        store.sync.close()
     cell = (
         "import os\n"
         f"os.environ['AGENT_EXPLORER_CACHE_DIR'] = {str(lab.root / 'runs-cache')!r}\n"
