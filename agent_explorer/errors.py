@@ -37,6 +37,7 @@ Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.cod
                 import of the machine has another id or version than the caller's), fleet-task-failed (the
                 executor itself failed: a broken process pool, a task Dask stopped retrying), coverage-failed /
                 usage-failed (a store's thread could not be folded / read for the explorer's fleet views)
+    runs        unknown-state (find_runs / the run list's state filter named no state of the machine)
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from ..errors import AgentError
 from . import commands
 from .html import add_html_arguments, html_command
 from .open import add_open_arguments, open_command
+from .runs import add_runs_arguments, runs_command
 from .samples import add_samples_arguments, samples_command
 
 __all__ = ["main", "build_parser"]
@@ -62,6 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--follow", action="store_true",
                       help="STORE_URL#thread: show the last --limit rows, then each new row as it is appended (Ctrl-C stops)")
     show.set_defaults(run=_followable(commands.show, "show_follow"))
+
+    runs = verbs.add_parser("runs", help="list a store's runs: state, status, verified, tokens; newest first")
+    add_runs_arguments(runs)
+    runs.set_defaults(run=runs_command)
 
     threads = verbs.add_parser("threads", help="list the threads of a store with their lengths")
     threads.add_argument("--store", required=True, metavar="URL")

@@ -24,13 +24,13 @@ def terminal_safe(text: str, width: int | None = None) -> str:
     return text
 
 
-def draw_bar(done: int, total: int | None, unit: str = "", tail: str = "") -> None:
+def draw_bar(done: int, total: int | None, unit: str = "", tail: str = "", label: str = "verifying") -> None:
     """The one progress line on stderr: `verifying [####....] 120/4,000 threads (950/s)`."""
     if total:
         filled = int(30 * min(done, total) / total)
-        sys.stderr.write(f"\rverifying [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}{unit}{tail}")
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,}{unit}{tail}")
     else:
-        sys.stderr.write(f"\rverifying: {done:,}{unit}{tail}")
+        sys.stderr.write(f"\r{label}: {done:,}{unit}{tail}")
     sys.stderr.flush()
 
 

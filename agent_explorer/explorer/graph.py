@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import graphviz
+if TYPE_CHECKING:  # imported where DOT is written: coverage and the run list use this module's id maps without it
+    import graphviz
 
 __all__ = [
     "StatechartGraph",
@@ -234,6 +235,8 @@ def _lines(lines: list[str]) -> str:
     """DOT text of centred lines. Each line is escaped on its own and the joined text is marked not-HTML
     again: a concatenation of escaped strings is a plain `str`, which the DOT writer would emit unquoted
     (an HTML-like label) if it looked like `<...>`."""
+    import graphviz
+
     text: str = graphviz.nohtml("\\n".join(graphviz.escape(line) for line in lines))
     return text
 
@@ -274,6 +277,7 @@ class _Builder:
         return f"{self.token}-{kind}{self.counter}"
 
     def build(self, definition: Mapping[str, Any]) -> StatechartGraph:
+        import graphviz
         dot = graphviz.Digraph(
             name=graphviz.escape(str(definition.get("id", "machine"))),
             graph_attr=_GRAPH_ATTRS,
@@ -331,6 +335,7 @@ class _Builder:
     def _node_into(
         self, dot: graphviz.Digraph, node: Mapping[str, Any], *, dashed: bool
     ) -> None:
+        import graphviz
         state_id = str(node.get("id"))
         kind = node.get("type")
         label = graphviz.escape(str(node.get("key", state_id)))
@@ -424,6 +429,7 @@ class _Builder:
     def _edge_into(
         self, dot: graphviz.Digraph, tid: str, source: str, transition: Mapping[str, Any]
     ) -> None:
+        import graphviz
         label = transition_label(transition)
         self.graph.labels[tid] = label
         tail = self.anchor.get(source)

@@ -23,6 +23,7 @@ from ..errors import AgentError, AgentMachineVersionMismatchError
 from ..eventlog.dataframe import log_to_pandas
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
+from ..runs.store import store_usage
 from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
@@ -42,7 +43,7 @@ from .pending import Pending, effect_json
 from .prices import Prices
 from .recording import RecordingView
 from .search import SearchHits, SearchQuery
-from .usage import StoreUsage, UsageIndex, UsageLedger, usage_of_store
+from .usage import StoreUsage, UsageIndex, UsageLedger
 
 __all__ = ["SYNC_VERIFY_LIMIT", "Explorer"]
 
@@ -490,11 +491,10 @@ class Explorer(anywidget.AnyWidget):
         """The usage ledger up to `at` (default: the whole run): reads as the cumulative totals (same keys as
         get_usage_from_events), `.to_pandas()` / `.by_model()` / `.by_state()` / `.compare()` as tables;
         `compare=` branches are drawn beside this run in the usage panel. With `store=`, the usage of that
-        store's threads of this machine instead (a `StoreUsage`, priced with this explorer's prices), read on
-        `executor` when given."""
-        if store is not None:
-            return usage_of_store(store, machine=self.machine, thread_ids=thread_ids, prices=self._view.prices,
-                                  executor=executor)
+        store's threads of this machine instead (`store_usage`'s `StoreLedger`, a `StoreUsage` per thread, model
+        and state, priced with this explorer's prices), read on `executor` when given."""
+        if store is not None:  # the run list's store_usage: per thread, model and state
+            return store_usage(store, self.machine, threads=thread_ids, prices=self._view.prices, executor=executor)
         if compare is not None:
             self._usage.compare_with = list(compare) if isinstance(compare, (list, tuple)) else [compare]
         return self._usage.ledger(at, compare)

@@ -24,10 +24,13 @@ from ..stores.base import EventLogStore
 from ..stores.urls import redact_url, sqlite_path, store_url, without_mode
 from .row import Carry
 
-__all__ = ["CACHE_ENV", "FORMAT", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "store_identity"]
+__all__ = [
+    "CACHE_ENV", "FORMAT", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "payload", "snapshot_of",
+    "store_identity",
+]
 
 CACHE_ENV = "AGENT_EXPLORER_CACHE_DIR"
-FORMAT = "agent-explorer/runs-cache/1"
+FORMAT = "agent-explorer/runs-cache/2"
 """Bumped whenever a payload's meaning changes: a file of another format is rebuilt, not read."""
 
 
@@ -68,8 +71,8 @@ def cache_key(store: str, machine: str) -> str:
     return hashlib.sha256(f"{FORMAT}\n{store}\n{machine}".encode()).hexdigest()[:40]
 
 
-def _digest(payload: bytes) -> str:
-    return hashlib.sha256(payload).hexdigest()
+def _digest(payload: bytes, snapshot: bytes) -> str:
+    return hashlib.sha256(b"%d\n%b%b" % (len(payload), payload, snapshot)).hexdigest()
 
 
 class SummaryCache:
@@ -140,7 +143,8 @@ class SummaryCache:
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         connection.execute(
-            "CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, digest TEXT NOT NULL, payload BLOB NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, digest TEXT NOT NULL, payload BLOB NOT NULL, "
+            "snapshot BLOB NOT NULL)"
         )
         present = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         if not present:
@@ -161,36 +165,38 @@ class SummaryCache:
             with contextlib.suppress(FileNotFoundError):
                 Path(f"{self.path}{suffix}").unlink()
 
-    def lookup(self, thread_ids: Iterable[str]) -> dict[str, tuple[Carry, dict[str, Any]]]:
-        """The cached (carry, row) of each thread that has one whose payload checks; the others are absent."""
+    def lookup(self, thread_ids: Iterable[str]) -> dict[str, tuple[Carry, dict[str, Any], bytes]]:
+        """The cached (carry, row, snapshot JSON) of each thread that has one whose record checks; the others are
+        absent. The carry's `persisted` is left empty: only a grown thread needs it (`snapshot_of`), and it is most
+        of a record's bytes, so serving an unchanged thread never parses it."""
         if self._connection is None:
             return {}
         ids = list(thread_ids)
-        found: dict[str, tuple[Carry, dict[str, Any]]] = {}
+        found: dict[str, tuple[Carry, dict[str, Any], bytes]] = {}
         try:
             for start in range(0, len(ids), 500):
                 chunk = ids[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                for thread_id, digest, payload in self._connection.execute(
-                    f"SELECT thread_id, digest, payload FROM threads WHERE thread_id IN ({marks})", chunk
+                for thread_id, digest, payload, snapshot in self._connection.execute(
+                    f"SELECT thread_id, digest, payload, snapshot FROM threads WHERE thread_id IN ({marks})", chunk
                 ):
-                    parsed = _parse(thread_id, digest, payload)
+                    parsed = _parse(thread_id, digest, payload, snapshot)
                     if parsed is not None:
                         found[thread_id] = parsed
         except sqlite3.DatabaseError:
             return found
         return found
 
-    def store(self, records: Iterable[tuple[str, bytes]]) -> None:
-        """Write `(thread_id, payload)` records (payloads as `payload()` builds them); a failure is dropped."""
+    def store(self, records: Iterable[tuple[str, bytes, bytes]]) -> None:
+        """Write `(thread_id, payload, snapshot)` records (as `payload()` builds them); a failure is dropped."""
         if self._connection is None or not self.writable:
             return
-        rows = [(thread_id, _digest(payload), payload) for thread_id, payload in records]
+        rows = [(thread_id, _digest(data, snapshot), data, snapshot) for thread_id, data, snapshot in records]
         if not rows:
             return
         try:
             with self._connection:
-                self._connection.executemany("INSERT OR REPLACE INTO threads VALUES (?, ?, ?)", rows)
+                self._connection.executemany("INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # a cache that cannot be written only costs a refold next time
 
@@ -201,23 +207,38 @@ class SummaryCache:
             self._connection = None
 
 
-def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> bytes:
-    """One cache record: the carry and the row's folded fields, with the thread id inside (a payload moved to
-    another key does not check)."""
-    return orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": carry.to_json(), "row": dict(row)})
+def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> tuple[str, bytes, bytes]:
+    """One cache record: the carry without its snapshot and the row's folded fields (the thread id inside, so a
+    record moved to another key does not check), and the persisted snapshot on its own."""
+    data = carry.to_json()
+    snapshot = orjson.dumps(data.pop("persisted"))
+    return thread_id, orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": data, "row": dict(row)}), snapshot
 
 
-def _parse(thread_id: str, digest: Any, data: Any) -> tuple[Carry, dict[str, Any]] | None:
-    if not isinstance(data, bytes) or not isinstance(digest, str) or _digest(data) != digest:
+def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
+    """The carry with its persisted snapshot parsed (for a grown thread), or None when it does not parse."""
+    try:
+        persisted = orjson.loads(snapshot)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(persisted, dict):
+        return None
+    carry.persisted = persisted
+    return carry
+
+
+def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry, dict[str, Any], bytes] | None:
+    if not isinstance(data, bytes) or not isinstance(snapshot, bytes) or not isinstance(digest, str) \
+            or _digest(data, snapshot) != digest:
         return None
     try:
         record = orjson.loads(data)
         if record.get("format") != FORMAT or record.get("thread_id") != thread_id:
             return None
         row = record["row"]
-        carry = Carry.from_json(record["carry"])
+        carry = Carry.from_json({**record["carry"], "persisted": {}})
         if not isinstance(row, dict) or row.get("status") not in ("done", "error", "idle", "in-flight"):
             return None
-        return carry, row
-    except Exception:  # noqa: BLE001 - any payload that does not parse is ignored and rebuilt
+        return carry, row, snapshot
+    except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt
         return None

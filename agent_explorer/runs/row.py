@@ -8,7 +8,7 @@ row and the new `Carry`. Pure: reads no store and no cache, never executes an ef
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,7 +25,7 @@ from ..runtime.effects import AgentEffect, EffectLedger
 __all__ = ["COLUMNS", "STATUSES", "Carry", "RunSummary", "readable_text", "summarize_thread", "unreadable_row"]
 
 STATUSES = ("done", "error", "idle", "in-flight", "skipped", "unreadable")
-"""API.md §8: done (final state), error (snapshot status "error"), idle (active, nothing requested in flight;
+"""docs/api.md §8: done (final state), error (snapshot status "error"), idle (active, nothing requested in flight;
 armed timers allowed), in-flight (a request started with no recorded completion), skipped (another machine
 id), unreadable (could not be read or folded)."""
 
@@ -40,7 +40,7 @@ REQUEST_KINDS = frozenset({"text", "decision", "plan", "task"})
 
 @dataclass(slots=True)
 class RunSummary:
-    """One row of the run list (the columns of API.md §8; timestamps as the log's ISO text)."""
+    """One row of the run list (the columns of docs/api.md §8; timestamps as the log's ISO text)."""
 
     thread_id: str
     entries: int
@@ -56,6 +56,8 @@ class RunSummary:
     total_tokens: int
     cost_usd: float
     error: str | None = None
+    value: Any = None
+    """The last state value itself (not a column): what `state=` filters match against, as snapshot.matches."""
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON values: `cost_usd` NaN becomes None (JSON has no NaN)."""
@@ -99,7 +101,8 @@ class Carry:
     def from_json(cls, data: Mapping[str, Any]) -> Carry:
         """A carry read back from the cache; anything out of shape raises (the caller ignores that entry)."""
         carry = cls(**{name: data[name] for name in cls.__slots__})
-        if not isinstance(carry.persisted, dict) or not isinstance(carry.timers, list) or carry.length < 1:
+        if not isinstance(carry.persisted, dict) or not isinstance(carry.timers, list) or not isinstance(carry.length, int) \
+                or carry.length < 1:
             raise ValueError("cached carry out of shape")
         return carry
 
@@ -143,24 +146,26 @@ def price(carry: Carry, prices: Prices | None) -> float:
     return total
 
 
-def _add_usage(carry: Carry, entry: Mapping[str, Any]) -> None:
-    event = entry.get("event")
-    if not isinstance(event, Mapping) or event.get("type") != USAGE_EVENT_TYPE:
+def _add_usage(carry: Carry, records: list[Mapping[str, Any]]) -> None:
+    """Add the usage records a fold met: tokens as `get_usage_from_events` totals them, and per record either
+    its own recorded cost or its token counts under its model (priced when the row is read)."""
+    if not records:
         return
-    usage = event.get("usage")
-    if not isinstance(usage, Mapping):
-        return
-    totals = get_usage_from_events([entry])
-    carry.total_tokens += totals.get("totalTokens", 0) or 0
-    numbers = {k: v for k, v in usage.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    recorded = record_cost(numbers, None, None)
-    if recorded is not None:
-        carry.recorded_cost += recorded
-        return
-    model = event.get("model")
-    bucket = carry.tokens_by_model.setdefault(model if isinstance(model, str) else "", {})
-    for key, value in numbers.items():
-        bucket[key] = bucket.get(key, 0) + value
+    carry.total_tokens += get_usage_from_events(records).get("totalTokens", 0) or 0
+    for entry in records:
+        event = entry["event"]
+        usage = event.get("usage")
+        if not isinstance(usage, Mapping):
+            continue
+        numbers = {k: v for k, v in usage.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        recorded = record_cost(numbers, None, None)
+        if recorded is not None:
+            carry.recorded_cost += recorded
+            continue
+        model = event.get("model")
+        bucket = carry.tokens_by_model.setdefault(model if isinstance(model, str) else "", {})
+        for key, value in numbers.items():
+            bucket[key] = bucket.get(key, 0) + value
 
 
 def _timer_json(effect: AgentEffect) -> dict[str, Any]:
@@ -219,8 +224,8 @@ def _fold_whole(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any
     except Exception as error:  # noqa: BLE001 - a thread that cannot be seeded is a row, the rest go on
         return Folded(unreadable_row(thread_id, describe(error), len(entries), machine_id, version), None, 1)
     verifier.check(init)
-    ledger = EffectLedger.start_from(machine, init)
-    return _finish(machine, thread_id, entries, prices, carry, steps, verifier, ledger, init, 0)
+    return _finish(machine, thread_id, entries, prices, carry, steps, verifier,
+                   lambda: EffectLedger.start_from(machine, init), init, 0)
 
 
 def _fold_on(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], prices: Prices | None,
@@ -230,28 +235,47 @@ def _fold_on(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]],
     carry.tokens_by_model = {model: dict(numbers) for model, numbers in base.tokens_by_model.items()}
     verifier = Verifier.resumed(machine, entries=base.length, checked=base.checked, unverified=base.unverified,
                                 usage=base.usage, previous_index=base.previous_index)
-    ledger = EffectLedger.resumed(machine, snapshot, [_timer(t) for t in base.timers])
+    timers = [_timer(t) for t in base.timers]
     steps = fold(machine, entries, start=(base.length - 1, snapshot), check_version=False, errors="record")
     start = Step(base.length - 1, {}, snapshot, None, False)
-    return _finish(machine, thread_id, entries, prices, carry, steps, verifier, ledger, start, base.length)
+    return _finish(machine, thread_id, entries, prices, carry, steps, verifier,
+                   lambda: EffectLedger.resumed(machine, snapshot, timers), start, base.length)
+
+
+LEDGER_BUFFER = 4096
+"""Steps kept while the ledger waits: a thread that ends done or in error owes nothing (the ledger clears at
+a final state), so its ledger is never stepped; past this many steps the ledger starts and runs along."""
 
 
 def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], prices: Prices | None, carry: Carry,
-            steps: Any, verifier: Verifier, ledger: EffectLedger, last: Step, offset: int) -> Folded:
+            steps: Any, verifier: Verifier, start_ledger: Callable[[], EffectLedger], last: Step,
+            offset: int) -> Folded:
     folded = 1 if offset == 0 else 0
+    usage: list[Mapping[str, Any]] = []
+    waiting: list[Step] = []
+    ledger: EffectLedger | None = None
     try:
         for step in steps:
             verifier.check(step)
-            ledger.step(step)
-            _add_usage(carry, step.entry)
+            if ledger is not None:
+                ledger.step(step)
+            else:
+                waiting.append(step)
+                if len(waiting) > LEDGER_BUFFER:
+                    ledger = _caught_up(start_ledger(), waiting)
+            if step.actions is None and step.error is None and step.event_type == USAGE_EVENT_TYPE:
+                usage.append(step.entry)
             last = step
             folded += 1
+        snapshot = last.snapshot
+        status = snapshot.status
+        owed: list[AgentEffect] = []
+        if status == "active":
+            owed = (ledger if ledger is not None else _caught_up(start_ledger(), waiting)).owed()
     except Exception as error:  # noqa: BLE001 - machine code that raises outside a step is still one row
         return Folded(unreadable_row(thread_id, describe(error), offset + len(entries), carry.machine_id,
                                      carry.version), None, folded)
-    snapshot = last.snapshot
-    owed = ledger.owed()
-    status = snapshot.status
+    _add_usage(carry, usage)
     if status == "active":
         status = "in-flight" if any(effect.kind in REQUEST_KINDS for effect in owed) else "idle"
     elif status != "error":
@@ -268,15 +292,24 @@ def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], 
     carry.length = verifier.entries
     carry.checked, carry.unverified, carry.usage = verifier.checked, verifier.unverified, verifier.usage
     carry.previous_index = verifier.previous_index
-    carry.persisted = machine.get_persisted_snapshot(snapshot)
+    # The verifier already serialized the last state when it checked the last hash: not done twice.
+    carry.persisted = verifier.report(snapshot).final_persisted_snapshot or machine.get_persisted_snapshot(snapshot)
     carry.timers = [_timer_json(effect) for effect in owed if effect.kind == "delay"]
     total = carry.total_tokens
     row = RunSummary(
         thread_id, carry.length, carry.first_recorded, carry.last_recorded, carry.machine_id, carry.version,
         value_text(getattr(snapshot, "value", None)), status, len(owed), verified, carry.divergent_index,
         int(total) if float(total).is_integer() else total, price(carry, prices),  # type: ignore[arg-type]
+        None, getattr(snapshot, "value", None),
     )
     return Folded(row, carry, folded)
+
+
+def _caught_up(ledger: EffectLedger, steps: list[Step]) -> EffectLedger:
+    for step in steps:
+        ledger.step(step)
+    steps.clear()
+    return ledger
 
 
 def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices: Prices | None) -> RunSummary:
@@ -284,7 +317,7 @@ def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices:
     return RunSummary(
         thread_id, carry.length, carry.first_recorded, carry.last_recorded, carry.machine_id, carry.version,
         str(row["state"]), str(row["status"]), int(row["owed"]), row["verified"], carry.divergent_index,
-        int(row["total_tokens"]), price(carry, prices),
+        int(row["total_tokens"]), price(carry, prices), None, row.get("value"),
     )
 
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..engine.snapshot import matches_state
+from ..errors import AgentError
+from .find import state_value
 from .row import COLUMNS, STATUSES, RunSummary
 
 __all__ = ["RunSummaries"]
@@ -65,12 +68,45 @@ class RunSummaries:
             counts[row.status] = counts.get(row.status, 0) + 1
         return counts
 
+    def filtered(
+        self,
+        machine: Any = None,
+        *,
+        status: str | Iterable[str] | None = None,
+        state: str | None = None,
+        text: str | None = None,
+        verified: bool | None = None,
+    ) -> list[RunSummary]:
+        """The rows a run list shows under these criteria (None: not filtered), in thread order.
+
+        `status`: one status or a collection; `state`: the last state is, or is inside, this state (as
+        snapshot.matches; a dotted path or '#id' of `machine`, which it needs); `text`: case-insensitive
+        substring of the thread id; `verified`: True or False.
+        """
+        wanted = None if status is None else ({status} if isinstance(status, str) else set(status))
+        if wanted is not None and not wanted <= set(STATUSES):
+            raise AgentError(f"unknown status {sorted(wanted - set(STATUSES))}; a status is one of {list(STATUSES)}",
+                             code="invalid-argument")
+        target = None
+        if state is not None:
+            if machine is None:
+                raise AgentError("filtering on state= needs the machine", code="invalid-argument")
+            target = state_value(machine, state)
+        needle = text.lower() if text else None
+        return [
+            row for row in self._rows
+            if (wanted is None or row.status in wanted)
+            and (target is None or (row.value is not None and matches_state(target, row.value)))
+            and (needle is None or needle in row.thread_id.lower())
+            and (verified is None or row.verified is verified)
+        ]
+
     def to_json(self) -> list[dict[str, Any]]:
         """The rows as JSON objects (`thread_id` and the columns; NaN cost as None)."""
         return [row.to_json() for row in self._rows]
 
     def to_pandas(self) -> Any:
-        """A DataFrame indexed by `thread_id`, in thread order, with the columns of API.md §8."""
+        """A DataFrame indexed by `thread_id`, in thread order, with the columns of docs/api.md §8."""
         import pandas as pd
 
         rows = self._rows

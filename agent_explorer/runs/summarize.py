@@ -9,6 +9,7 @@ process writes the cache; nothing is ever written to the store.
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,14 +17,15 @@ from typing import Any
 
 from ..errors import AgentError
 from ..explorer.prices import Prices
-from ..fleet.refs import machine_spec
-from ..fleet.runner import BatchContext, map_batches, read_threads, without_cyclic_gc
+from ..fleet.refs import machine_spec, store_spec
+from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
 from ..stores.base import EventLogStore
-from .cache import SummaryCache, payload
-from .row import RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
+from ..stores.portal import run_sync
+from .cache import SummaryCache, payload, snapshot_of
+from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
-__all__ = ["BatchRows", "iter_run_batches", "summarize_batch", "summarize_runs"]
+__all__ = ["BatchRows", "count_threads", "iter_run_batches", "summarize_batch", "summarize_runs"]
 
 Progress = Callable[[int, "int | None"], None]
 
@@ -34,7 +36,7 @@ class BatchRows:
     served whole from the cache."""
 
     rows: list[RunSummary]
-    records: list[tuple[str, bytes]]
+    records: list[tuple[str, bytes, bytes]]
     folded: int
     cached: int
 
@@ -87,15 +89,17 @@ def summarize_runs(
     batch_size: int | None = None,
 ) -> RunSummaries:
     """One row per thread of `store` (a store or a store URL), folded through `machine` (a machine or its
-    'package.module:attr'); see API.md §8 for the columns and statuses.
+    'package.module:attr'); see docs/api.md §8 for the columns and statuses.
 
     `threads`: the thread ids (default: every thread, paged). `executor`: None folds here; a process pool or
     Dask's `Client.get_executor()` folds batches in workers (as `verify_store`). `prices`: USD per million
     tokens per model (`cost_usd` is NaN without). `progress(threads_done, total)` after each batch (`total`
-    None unless `threads` has a length); `on_rows(rows)` with each batch's rows as they arrive. `cache=False`
-    folds everything and neither reads nor writes the per-user cache.
+    the store's thread count, counted first, or `len(threads)`; None for an iterator); `on_rows(rows)` with each
+    batch's rows as they arrive. `cache=False` folds everything and neither reads nor writes the per-user cache.
     """
     total = len(threads) if isinstance(threads, Sequence) and not isinstance(threads, str) else None
+    if total is None and threads is None and progress is not None:
+        total = count_threads(store)
     summaries = RunSummaries()
     for batch in iter_run_batches(store, machine, threads=threads, executor=executor, prices=prices, cache=cache,
                                   batch_size=batch_size):
@@ -109,10 +113,32 @@ def summarize_runs(
     return summaries
 
 
+def count_threads(store: EventLogStore | str) -> int:
+    """How many threads the store holds (ids paged through `list_threads`, as the fleet pages them)."""
+    spec, owned = store_spec(store, loop_bound=True)
+    lister = spec.store
+    assert lister is not None
+
+    async def count() -> int:
+        total = offset = 0
+        try:
+            while True:
+                page = await lister.list_threads(limit=PAGE_SIZE, offset=offset)
+                total, offset = total + len(page), offset + len(page)
+                if len(page) < PAGE_SIZE:
+                    return total
+        finally:
+            if owned:
+                await lister.aclose()
+
+    return run_sync(count())
+
+
 async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> BatchRows:
     """The fleet task: the batch's rows, from the cache where the thread is unchanged, else folded."""
     machine = context.machine
     prices: Prices | None = context.options.get("prices")
+    caching = context.options.get("cache") is not None
     reader = SummaryCache.open_reader(context.options.get("cache"))
     try:
         cached = reader.lookup(thread_ids) if reader is not None else {}
@@ -120,25 +146,22 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
         if reader is not None:
             reader.close()
     rows: dict[str, RunSummary] = {}
-    records: list[tuple[str, bytes]] = []
+    records: list[tuple[str, bytes, bytes]] = []
     folded = served = 0
     whole: list[str] = []
+    tails = await _read_tails(context.store, cached)
     with without_cyclic_gc():
         for thread_id in thread_ids:
             hit = cached.get(thread_id)
-            if hit is None:
+            tail = tails.get(thread_id)
+            if hit is None or tail is None:  # not cached, or its tail could not be read: read whole below
                 whole.append(thread_id)
                 continue
-            carry, row = hit
-            try:
-                tail = await context.store.read(thread_id, from_index=carry.length - 1)
-            except Exception:  # noqa: BLE001 - read again whole below, where an error becomes its row
-                whole.append(thread_id)
-                continue
+            carry, row, snapshot = hit
             if len(tail) == 1 and unchanged(carry, tail[0]):
                 rows[thread_id] = row_from_carry(thread_id, carry, row, prices)
                 served += 1
-            elif len(tail) > 1 and tied(carry, tail[0]):
+            elif len(tail) > 1 and snapshot_of(carry, snapshot) is not None and tied(carry, tail[0]):
                 try:
                     result = summarize_thread(machine, thread_id, tail[1:], prices, carry)
                 except Exception as error:  # noqa: BLE001 - one bad thread never stops the rest
@@ -146,8 +169,8 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
                     continue
                 rows[thread_id] = result.row
                 folded += result.folded
-                if result.carry is not None:
-                    records.append((thread_id, payload(thread_id, result.carry, _row_fields(result.row))))
+                if caching and result.carry is not None:
+                    records.append(payload(thread_id, result.carry, _row_fields(result.row)))
             else:
                 whole.append(thread_id)
         async for read in read_threads(context.store, whole):
@@ -161,12 +184,33 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
                 continue
             rows[read.thread_id] = result.row
             folded += result.folded
-            if result.carry is not None:
-                records.append((read.thread_id, payload(read.thread_id, result.carry, _row_fields(result.row))))
+            if caching and result.carry is not None:
+                records.append(payload(read.thread_id, result.carry, _row_fields(result.row)))
     return BatchRows([rows[thread_id] for thread_id in thread_ids], records, folded, served)
+
+
+TAIL_READS = 32
+"""Tail reads in flight at once: the store's worker (a SQLite thread, a small PostgreSQL pool) runs them back
+to back instead of waking the event loop between each."""
+
+
+async def _read_tails(store: EventLogStore, cached: Mapping[str, tuple[Carry, Any, bytes]]) -> dict[str, list[dict[str, Any]]]:
+    """Each cached thread's entries from its cached last one on (None when the read failed)."""
+    ids = list(cached)
+    tails: dict[str, list[dict[str, Any]]] = {}
+    for start in range(0, len(ids), TAIL_READS):
+        chunk = ids[start : start + TAIL_READS]
+        results = await asyncio.gather(
+            *(store.read(thread_id, from_index=cached[thread_id][0].length - 1) for thread_id in chunk),
+            return_exceptions=True,
+        )
+        for thread_id, result in zip(chunk, results, strict=True):
+            if isinstance(result, list):
+                tails[thread_id] = result
+    return tails
 
 
 def _row_fields(row: RunSummary) -> dict[str, Any]:
     """What a served row takes from the cache beyond the carry (the rest is the carry's, or priced anew)."""
     return {"state": row.state, "status": row.status, "owed": row.owed, "verified": row.verified,
-            "total_tokens": row.total_tokens}
+            "total_tokens": row.total_tokens, "value": row.value}

@@ -7,7 +7,6 @@ by one entry folds that one entry, and whatever the cache holds, the rows equal 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -119,7 +118,7 @@ def test_a_cache_file_of_another_store_or_format_is_rebuilt(sqlite_runs: str, ca
     summarize(sqlite_runs)
     (path,) = cache_files(cache_dir)
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE meta SET value = 'agent-explorer/runs-cache/0' WHERE key = 'format'")
+        conn.execute("UPDATE meta SET value = 'agent-explorer/runs-cache/1' WHERE key = 'format'")
     rebuilt = summarize(sqlite_runs)
     assert rebuilt.folded == ENTRIES
     with sqlite3.connect(path) as conn:
@@ -127,26 +126,31 @@ def test_a_cache_file_of_another_store_or_format_is_rebuilt(sqlite_runs: str, ca
     assert summarize(sqlite_runs).folded == ENTRIES
 
 
-def _rewrite(path: Path, thread_id: str, change: Any, *, keep_digest: bool) -> None:
+def _rewrite(path: Path, thread_id: str, change: Any, *, keep_digest: bool, snapshot: bool = False) -> None:
+    """Edit one cache record (its payload, or with `snapshot=True` its persisted snapshot); `keep_digest=False`
+    signs the edit as the cache would (a well-formed record that lies)."""
+    from agent_explorer.runs.cache import _digest
+
     with sqlite3.connect(path) as conn:
-        (payload,) = conn.execute("SELECT payload FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
-        record = orjson.loads(payload)
+        payload, persisted = conn.execute("SELECT payload, snapshot FROM threads WHERE thread_id = ?",
+                                          (thread_id,)).fetchone()
+        record = orjson.loads(persisted if snapshot else payload)
         change(record)
-        data = orjson.dumps(record)
-        if keep_digest:
-            conn.execute("UPDATE threads SET payload = ? WHERE thread_id = ?", (data, thread_id))
-        else:
-            conn.execute("UPDATE threads SET payload = ?, digest = ? WHERE thread_id = ?",
-                         (data, hashlib.sha256(data).hexdigest(), thread_id))
+        payload, persisted = (payload, orjson.dumps(record)) if snapshot else (orjson.dumps(record), persisted)
+        conn.execute("UPDATE threads SET payload = ?, snapshot = ? WHERE thread_id = ?", (payload, persisted, thread_id))
+        if not keep_digest:
+            conn.execute("UPDATE threads SET digest = ? WHERE thread_id = ?", (_digest(payload, persisted), thread_id))
 
 
-def test_a_payload_that_does_not_check_is_ignored(sqlite_runs: str, cache_dir: Path) -> None:
+def test_a_record_that_does_not_check_is_ignored(sqlite_runs: str, cache_dir: Path) -> None:
     summarize(sqlite_runs)
     (path,) = cache_files(cache_dir)
     _rewrite(path, "c-in-flight", lambda record: record["row"].update(status="done"), keep_digest=True)
+    _rewrite(path, "e-reviewing", lambda persisted: persisted.update(value="waiting"), keep_digest=True, snapshot=True)
     rows = summarize(sqlite_runs)
     assert rows["c-in-flight"].status == "in-flight"
-    assert rows.folded == len(runs()["c-in-flight"][0])  # refolded, the rest served
+    assert rows.folded == len(runs()["c-in-flight"][0]) + len(runs()["e-reviewing"][0])  # refolded, the rest served
+    pd.testing.assert_frame_equal(rows.to_pandas(), cold(sqlite_runs))
 
 
 def test_a_cached_snapshot_is_never_trusted_past_the_hash_it_stands_for(sqlite_runs: str, cache_dir: Path) -> None:
@@ -154,8 +158,7 @@ def test_a_cached_snapshot_is_never_trusted_past_the_hash_it_stands_for(sqlite_r
     # must not fold on from it.
     summarize(sqlite_runs)
     (path,) = cache_files(cache_dir)
-    _rewrite(path, "e-reviewing", lambda record: record["carry"]["persisted"].update(value="waiting"),
-             keep_digest=False)
+    _rewrite(path, "e-reviewing", lambda persisted: persisted.update(value="waiting"), keep_digest=False, snapshot=True)
     append(sqlite_runs, "e-reviewing", record(machines.agent, [ASK, DONE, USAGE, {"type": "APPROVE"}], "e")[4:])
     rows = summarize(sqlite_runs)
     assert rows.folded == 5  # refolded from its init entry
@@ -205,3 +208,14 @@ def test_workers_of_a_process_pool_serve_from_the_cache(sqlite_runs: str) -> Non
         rows = summarize(sqlite_runs, executor=pool, batch_size=2)
     assert rows.folded == 1 and rows.cached == len(FOLDABLE) - 1
     pd.testing.assert_frame_equal(rows.to_pandas(), cold(sqlite_runs))
+
+
+def test_a_served_row_filters_on_its_state_as_a_folded_one(sqlite_runs: str) -> None:
+    folded = summarize(sqlite_runs)
+    served = summarize(sqlite_runs)
+    assert served.folded == 0
+    for state in ("drafting", "#runs_agent.sent", "waiting"):
+        assert [r.thread_id for r in served.filtered(machines.agent, state=state)] == \
+            [r.thread_id for r in folded.filtered(machines.agent, state=state)]
+    assert [r.thread_id for r in served.filtered(machines.agent, state="drafting", status="in-flight")] == \
+        ["c-in-flight", "g-unhashed"]

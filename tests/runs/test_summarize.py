@@ -1,10 +1,11 @@
-"""`summarize_runs` over real stores: every status, the columns of API.md §8, the same rows on every executor."""
+"""`summarize_runs` over real stores: every status, the columns of docs/api.md §8, the same rows on every executor."""
 
 from __future__ import annotations
 
 import concurrent.futures
 import math
 import multiprocessing
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -92,6 +93,21 @@ def test_rows_arrive_batch_by_batch_with_progress(sqlite_runs: str) -> None:
     assert summaries.thread_ids == threads
 
 
+def test_progress_knows_the_store_total(sqlite_runs: str) -> None:
+    ticks: list[tuple[int, int | None]] = []
+    summarize_runs(sqlite_runs, AGENT, batch_size=4, cache=False, progress=lambda done, total: ticks.append((done, total)))
+    assert ticks[-1] == (len(runs()), len(runs())) and all(total == len(runs()) for _, total in ticks)
+
+
+def test_a_thread_recorded_by_another_version_is_folded_through_this_one(tmp_path: Path) -> None:
+    from . import machines
+    from .conftest import ASK, build_sqlite, record
+
+    url = build_sqlite(tmp_path / "v2.db", {"old": (record(machines.agent_v2, [ASK], "old"), runs()["c-in-flight"][1])})
+    row = summarize_runs(url, AGENT)["old"]
+    assert (row.version, row.status, row.state, row.owed) == ("2", "in-flight", "drafting", 1)
+
+
 def test_a_subset_of_threads_in_the_order_given(sqlite_runs: str) -> None:
     summaries = summarize_runs(sqlite_runs, AGENT, threads=["e-reviewing", "a-done", "nope"], cache=False)
     assert summaries.thread_ids == ["e-reviewing", "a-done", "nope"]
@@ -124,3 +140,17 @@ def test_json_rows_name_every_column(sqlite_runs: str) -> None:
     rows: list[dict[str, Any]] = summarize_runs(sqlite_runs, AGENT, cache=False).to_json()
     assert list(rows[0]) == ["thread_id", *COLUMNS]
     assert rows[0]["cost_usd"] is None  # NaN is not JSON
+
+
+@pytest.mark.parametrize("buffer", [0, 2, 4096])
+def test_the_ledger_started_late_owes_what_it_owes_when_run_along(sqlite_runs: str, buffer: int,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The ledger of a thread that ends done is never stepped; past the buffer it runs along. Either way the rows
+    # are those of a ledger stepped from the first entry (buffer 0).
+    import agent_explorer.runs.row as row_module
+
+    monkeypatch.setattr(row_module, "LEDGER_BUFFER", 0)
+    along = summarize_runs(sqlite_runs, AGENT, cache=False).to_pandas()
+    monkeypatch.setattr(row_module, "LEDGER_BUFFER", buffer)
+    pd.testing.assert_frame_equal(summarize_runs(sqlite_runs, AGENT, cache=False).to_pandas(), along)
+    assert (along["owed"] > 0).any()

@@ -1,0 +1,180 @@
+"""The run list (`summarize_runs`) beside `verify_store` on the same store and executor, and its cache.
+
+    .venv/bin/python benchmarks/runs.py                                  # 10,000 threads, SQLite
+    .venv/bin/python benchmarks/runs.py --pg "$AGENT_EXPLORER_TEST_PG_DSN" # PostgreSQL too (a throwaway schema)
+    .venv/bin/python benchmarks/runs.py --threads 100000 --rounds 1      # the target size (slow to build)
+
+The store: N copies of the first 11 entries of sample_logs/support_clean.jsonl (every one hashed) under thread
+ids t000000..; its 12th entry is what "one thread grown by one entry" appends. Measured, per store:
+  verify_store         verify_store(url, support_agent) in-process, and on a 2-process pool;
+  summary (no cache)   summarize_runs(url, support_agent, cache=False) on the same executors: ratio vs verify;
+  first (cache cold)   summarize_runs with the per-user cache (a fresh folder), which it fills;
+  reopen unchanged     the same call again: entries folded (must be 0) and seconds;
+  grown by one         after appending one entry to one thread: entries folded (must be 1) and seconds;
+  summaries memory     tracemalloc of the RunSummaries object (N rows), and its projection to 100,000.
+Figures are the best of the rounds (noise only slows a round down on a shared machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import functools
+import gc
+import multiprocessing
+import os
+import shutil
+import sys
+import tempfile
+import time
+import tracemalloc
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agent_explorer import SqliteEventLogStore, summarize_runs, verify_store
+from agent_explorer.samples import support_agent
+from agent_explorer.stores.urls import open_store
+
+ROOT = Path(__file__).resolve().parents[1]
+GOAL_RATIO = 1.2
+
+
+def texts() -> list[str]:
+    return (ROOT / "sample_logs" / "support_clean.jsonl").read_text(encoding="utf-8").splitlines()
+
+
+async def build(store: Any, threads: int) -> None:
+    head = texts()[:11]
+    for n in range(threads):
+        await store.append(thread_id=f"t{n:06d}", expected_index=0, entries=head)
+
+
+async def grow(url: str, thread_id: str) -> None:
+    store = open_store(url)
+    try:
+        await store.append(thread_id=thread_id, expected_index=11, entries=[texts()[11]])
+    finally:
+        await store.aclose()
+
+
+def best(run: Callable[[], Any], rounds: int) -> tuple[float, Any]:
+    times, result = [], None
+    for _ in range(rounds):
+        start = time.perf_counter()
+        result = run()
+        times.append(time.perf_counter() - start)
+    return min(times), result
+
+
+def cold_summary(url: str, executor: Any) -> Any:
+    """summarize_runs with the cache on, in a fresh cache folder: the first look at a store."""
+    folder = tempfile.mkdtemp(prefix="runs-cache-")
+    os.environ["AGENT_EXPLORER_CACHE_DIR"] = folder
+    try:
+        return summarize_runs(url, support_agent, executor=executor)
+    finally:
+        os.environ.pop("AGENT_EXPLORER_CACHE_DIR", None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def measure(name: str, url: str, threads: int, rounds: int) -> None:
+    print(f"\n{name}, {threads:,} threads x 11 entries")
+    pool = concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    try:
+        warm = [f"t{n:06d}" for n in range(8)]
+        verify_store(url, support_agent, executor=pool, threads=warm, batch_size=2)
+        summarize_runs(url, support_agent, executor=pool, threads=warm, batch_size=2, cache=False)
+        print(f"| {'executor':<12} | {'verify_store s':>14} | {'summary s':>9} | {'ratio':>6} | "
+              f"{'summary, cache cold s':>21} | {'ratio':>6} | goal |")
+        print(f"|{'-' * 14}|{'-' * 16}:|{'-' * 11}:|{'-' * 8}:|{'-' * 23}:|{'-' * 8}:|-----:|")
+        for label, executor in (("in-process", None), ("2 processes", pool)):
+            # Interleaved rounds: the three see the same machine load.
+            verify_run = functools.partial(verify_store, url, support_agent, executor=executor)
+            summary_run = functools.partial(summarize_runs, url, support_agent, executor=executor, cache=False)
+            cold_run = functools.partial(cold_summary, url, executor)
+            found: dict[str, list[float]] = {"verify": [], "summary": [], "cold": []}
+            for _ in range(rounds):
+                for key, run in (("verify", verify_run), ("summary", summary_run), ("cold", cold_run)):
+                    seconds, result = best(run, 1)
+                    found[key].append(seconds)
+                    if key == "verify":
+                        assert result.threads_checked == threads and result.ok
+                    else:
+                        assert len(result) == threads and result.counts()["unreadable"] == 0
+            v, s, c = (min(found[key]) for key in ("verify", "summary", "cold"))
+            print(f"| {label:<12} | {v:>14.3f} | {s:>9.3f} | {s / v:>5.2f}x | {c:>21.3f} | {c / v:>5.2f}x | "
+                  f"{GOAL_RATIO}x |")
+        cache = tempfile.mkdtemp(prefix="runs-cache-")
+        os.environ["AGENT_EXPLORER_CACHE_DIR"] = cache
+        try:
+            first, cold = best(lambda: summarize_runs(url, support_agent), 1)
+            reopen, hit = best(lambda: summarize_runs(url, support_agent), rounds)
+            asyncio.run(grow(url, "t000007"))
+            grown_s, grown = best(lambda: summarize_runs(url, support_agent), 1)
+            print(f"first (cache cold): {first:.3f} s, {cold.folded:,} entries folded")
+            print(f"reopen unchanged:   {reopen:.3f} s, {hit.folded:,} entries folded, {hit.cached:,} rows from the cache")
+            print(f"grown by one entry: {grown_s:.3f} s, {grown.folded:,} entries folded, {grown.cached:,} rows from the cache")
+            assert hit.folded == 0 and grown.folded == 1, (hit.folded, grown.folded)
+        finally:
+            shutil.rmtree(cache, ignore_errors=True)
+            os.environ.pop("AGENT_EXPLORER_CACHE_DIR", None)
+        gc.collect()
+        tracemalloc.start()
+        before = tracemalloc.take_snapshot()
+        kept = summarize_runs(url, support_agent, cache=False)
+        gc.collect()
+        size = sum(stat.size for stat in tracemalloc.take_snapshot().compare_to(before, "filename"))
+        tracemalloc.stop()
+        per_row = size / len(kept)
+        print(f"summaries memory:   {size / 2**20:.1f} MiB for {len(kept):,} rows ({per_row:,.0f} B/row; "
+              f"{per_row * 100_000 / 2**20:.0f} MiB projected for 100,000)")
+    finally:
+        pool.shutdown()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--pg", metavar="DSN", default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "runs.db"
+
+        async def fill_sqlite() -> None:
+            store = SqliteEventLogStore(path)
+            try:
+                await build(store, args.threads)
+            finally:
+                await store.aclose()
+
+        asyncio.run(fill_sqlite())
+        measure("SQLite file", f"sqlite:///{path}", args.threads, args.rounds)
+    if args.pg:
+        schema = f"bench_runs_{uuid.uuid4().hex[:10]}"
+        url = f"{args.pg}{'&' if '?' in args.pg else '?'}schema={schema}"
+
+        async def fill_pg() -> None:
+            store = open_store(url)
+            try:
+                await build(store, args.threads)
+            finally:
+                await store.aclose()
+
+        asyncio.run(fill_pg())
+        try:
+            measure("PostgreSQL", url, args.threads, args.rounds)
+        finally:
+            import psycopg
+
+            with psycopg.connect(args.pg, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+if __name__ == "__main__":
+    main()
