@@ -305,10 +305,21 @@ class Runs(anywidget.AnyWidget):
             options["check_version"] = False
             options["compare_with"] = self._recording_machine(recorded)
         explorer = Explorer.from_store(self.store, thread_id, self.machine, **options)
+        # Triage opens a run where it matters: its first divergence (the row's, or the explorer's own check when the
+        # row is still folding), else where it stands now (its last entry).
+        divergent = self._divergent_index(thread_id)
+        if divergent is None:
+            divergent = (explorer.verification or {}).get("first")
+        explorer.index = divergent if isinstance(divergent, int) else len(explorer) - 1
         self._selected, self._explorer = thread_id, explorer
         self._slot.children = (explorer,)
         self.selection = {"threadId": thread_id, "error": None}
         return explorer
+
+    def _divergent_index(self, thread_id: str) -> int | None:
+        with self._lock:
+            row = self._summaries.get(thread_id)
+        return row.divergent_index if row is not None else None
 
     def _recorded_version(self, thread_id: str) -> str | None:
         with self._lock:

@@ -180,11 +180,14 @@ def test_selecting_a_run_opens_its_explorer_under_the_list(db: Path) -> None:
         assert isinstance(ex, Explorer) and runs.explorer is ex and runs.selected == diverging
         assert ex.thread_id == diverging and ex.machine is support_agent
         assert ex.verification["status"] == "diverged"
+        assert ex.index == 6 and ex.entry["event"]["type"] == "OFFER_REFUND"  # it opens at the first divergence
         assert runs._slot.children == (ex,)  # the box the list is displayed in holds it under the list
         bundle = runs._repr_mimebundle_()
         view = bundle[0] if isinstance(bundle, tuple) else bundle
         assert view["application/vnd.jupyter.widget-view+json"]["model_id"] == runs._box.model_id
         assert runs.selection == {"threadId": diverging, "error": None}
+        waiting = runs.select(tickets("waiting")[0])
+        assert waiting is not None and waiting.index == 7  # a run that verifies opens where it stands now
         assert runs.select(None) is None and runs._slot.children == () and runs.explorer is None
     finally:
         runs.close()
