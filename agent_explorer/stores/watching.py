@@ -110,15 +110,13 @@ async def watch_thread(
 _LIST_PAGE = 1000
 
 
-async def _all_threads(store: EventLogStore) -> dict[str, int]:
-    lengths: dict[str, int] = {}
-    offset = 0
+async def _all_threads(store: EventLogStore) -> dict[str, ThreadInfo]:
+    found: dict[str, ThreadInfo] = {}
     while True:
-        page = await store.list_threads(limit=_LIST_PAGE, offset=offset)
-        lengths.update((info.thread_id, info.length) for info in page)
+        page = await store.list_threads(limit=_LIST_PAGE, offset=len(found))
+        found.update((info.thread_id, info) for info in page)
         if len(page) < _LIST_PAGE:
-            return lengths
-        offset += len(page)
+            return found
 
 
 async def watch_threads(
@@ -131,21 +129,19 @@ async def watch_threads(
     missed or merged signal costs nothing but a later batch. Opened before the first listing, so nothing
     committed in between is missed. Never yields an empty batch; never writes.
     """
-    from .base import ThreadInfo
-
     seen = dict(known or {})
     wakeup = store._store_wakeup()
     try:
         await wakeup.open()
         while True:
             try:
-                lengths = await _all_threads(store)
+                threads = await _all_threads(store)
             except (AgentStoreBusyError, AgentStoreError) as error:
                 if store._watch_retry_budget(error) is None:
                     raise
                 await asyncio.sleep(RETRY_MAX)
                 continue
-            changed = [ThreadInfo(tid, length) for tid, length in lengths.items() if seen.get(tid) != length]
+            changed = [info for tid, info in threads.items() if seen.get(tid) != info.length]
             if changed:
                 seen.update((info.thread_id, info.length) for info in changed)
                 wakeup.progressed()
