@@ -82,7 +82,8 @@ from .stores import (
 )
 
 if TYPE_CHECKING:
-    from .explorer import Explorer, Runs
+    from .explorer import Explorer
+    from .explorer.runs import Runs
     from .runs import find_runs, store_coverage, store_usage, summarize_runs
     from .stores.postgres import PostgresEventLogStore
 
@@ -90,7 +91,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Explorer": (".explorer", "lab"),
-    "Runs": (".explorer", "lab"),
+    "Runs": (".explorer.runs", "lab"),
     "PostgresEventLogStore": (".stores.postgres", "postgres"),
     # A store's runs need no Jupyter; lazy so `import agent_explorer` stays as light as a server needs.
     "summarize_runs": (".runs", "lab"),
