@@ -320,3 +320,12 @@ def test_following_a_postgres_store_with_one_listener(tmp_path: Path) -> None:
     finally:
         pg_listen.ListenWakeUp.__init__ = original  # type: ignore[method-assign]
         store.sync.close()
+
+
+@pytest.mark.parametrize("first", ["agent_explorer.runs", "agent_explorer.explorer", "agent_explorer.cli"])
+def test_runs_imports_whichever_module_comes_first(first: str) -> None:
+    # agent_explorer.runs imports explorer.prices and explorer.search: importing it first (as the CLI's `runs` verb
+    # does) must not meet a half-initialised explorer package on its way to the widget.
+    code = f"import {first}\nfrom agent_explorer import Runs\nimport agent_explorer.runs\nprint(Runs.__module__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "agent_explorer.explorer.runs", out.stderr
