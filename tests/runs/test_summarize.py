@@ -154,3 +154,16 @@ def test_the_ledger_started_late_owes_what_it_owes_when_run_along(sqlite_runs: s
     monkeypatch.setattr(row_module, "LEDGER_BUFFER", buffer)
     pd.testing.assert_frame_equal(summarize_runs(sqlite_runs, AGENT, cache=False).to_pandas(), along)
     assert (along["owed"] > 0).any()
+
+
+def test_an_unreadable_row_says_why_in_text_a_terminal_cannot_act_on(tmp_path: Path) -> None:
+    from . import machines
+    from .conftest import build_sqlite, record
+
+    hostile = record(machines.agent, [{"type": "ASK", "question": "x"}], "z")[1:]
+    hostile[0]["index"] = 0
+    hostile[0]["event"]["type"] = "\x1b[2J\u202eASK\x07"  # clears the screen, flips the text, rings the bell
+    url = build_sqlite(tmp_path / "hostile.db", {"z": (hostile, runs()["i-no-init"][1])})
+    row = summarize_runs(url, AGENT)["z"]
+    assert row.status == "unreadable" and row.error is not None and "log-format" in row.error
+    assert row.error.isprintable() and "\x1b" not in row.error and "\u202e" not in row.error
