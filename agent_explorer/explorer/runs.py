@@ -175,8 +175,9 @@ class Runs(anywidget.AnyWidget):
         try:
             task = loop.create_task(self._watch())
             self._watching = (loop, task)
-            if not self._stopping.is_set():  # a stop() that came before the task existed
-                loop.run_until_complete(task)
+            if self._stopping.is_set():  # a stop() that came before the task existed: it never starts
+                task.cancel()
+            loop.run_until_complete(task)
         except asyncio.CancelledError:
             pass
         except Exception as error:  # noqa: BLE001 - a thread has no caller: the widget shows what broke

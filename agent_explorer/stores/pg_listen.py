@@ -67,6 +67,14 @@ class ListenWakeUp(WakeUp):
         self._closing = False
         self._listener: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any] | None] | None = None
         self._poll = POLL_WHILE_DOWN[0]
+        # The payloads (thread ids, on the store's channel) since the last `changed()`; None: unknown (not yet
+        # listening, or a reconnect may have missed some), so a whole-store watcher lists the store again.
+        self._payloads: set[str] | None = None
+
+    def changed(self) -> set[str] | None:
+        with self._lock:
+            payloads, self._payloads = self._payloads, (set() if self._listening else None)
+        return payloads
 
     def _wake(self) -> None:
         loop = self._loop
@@ -105,6 +113,8 @@ class ListenWakeUp(WakeUp):
                 try:
                     conn = await psycopg.AsyncConnection.connect(store.dsn, **kwargs)
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    with self._lock:
+                        self._payloads = None  # what was committed while nobody listened is unknown
                     self._listening = True
                     pause = 0.05
                     self._poll = POLL_WHILE_DOWN[0]
@@ -115,6 +125,8 @@ class ListenWakeUp(WakeUp):
                     pass  # dropped, refused or restarted: poll meanwhile, reconnect below
                 finally:
                     was_listening, self._listening = self._listening, False
+                    with self._lock:
+                        self._payloads = None  # notices may be lost while down: list the store again
                     if was_listening:
                         self._wake()  # start polling at once
                     if conn is not None:
@@ -142,8 +154,11 @@ class ListenWakeUp(WakeUp):
             while True:
                 pgconn.consume_input()  # raises OperationalError once the server is gone
                 woke = False
-                while pgconn.notifies() is not None:
+                while (notice := pgconn.notifies()) is not None:
                     woke = True
+                    with self._lock:
+                        if self._payloads is not None:
+                            self._payloads.add(notice.extra.decode("utf-8", "replace"))
                 if woke:
                     self._wake()
                 if pgconn.status != psycopg.pq.ConnStatus.OK:
