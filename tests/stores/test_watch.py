@@ -526,3 +526,32 @@ async def test_watch_threads_on_postgres_wakes_on_the_store_channel(pg_schema: s
             await _threads_appear_and_grow(store, {"x": 2, "y": 1})
     finally:
         await drop_schema(dsn, pg_schema)
+
+
+@pytest.mark.postgres
+async def test_the_store_wakeup_names_the_threads_its_notices_carry(pg_schema: str) -> None:
+    from agent_explorer.stores.postgres import PostgresEventLogStore
+
+    dsn = pg_dsn()
+    assert dsn is not None
+    try:
+        async with PostgresEventLogStore(dsn, schema=pg_schema) as store:
+            wakeup = store._store_wakeup()
+            try:
+                await wakeup.open()
+                assert wakeup.changed() is None  # just connected: what came before is unknown, list the store
+                await store.append(thread_id="x", expected_index=0, entries=make_entries(0, 1))
+                await store.append(thread_id="y", expected_index=0, entries=make_entries(0, 1))
+                await asyncio.wait_for(wakeup.wait(), 30)
+                got: set[str] = set()
+                while got != {"x", "y"}:  # one wake-up or two, the payloads name both threads
+                    names = wakeup.changed()
+                    assert names is not None
+                    got |= names
+                    if got != {"x", "y"}:
+                        await asyncio.wait_for(wakeup.wait(), 30)
+                assert wakeup.changed() == set()  # nothing since
+            finally:
+                await wakeup.close()
+    finally:
+        await drop_schema(dsn, pg_schema)
