@@ -83,6 +83,7 @@ from .stores import (
 
 if TYPE_CHECKING:
     from .explorer import Explorer
+    from .explorer.runs import Runs
     from .runs import find_runs, store_coverage, store_usage, summarize_runs
     from .stores.postgres import PostgresEventLogStore
 
@@ -90,6 +91,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "Explorer": (".explorer", "lab"),
+    "Runs": (".explorer.runs", "lab"),
     "PostgresEventLogStore": (".stores.postgres", "postgres"),
     # A store's runs need no Jupyter; lazy so `import agent_explorer` stays as light as a server needs.
     "summarize_runs": (".runs", "lab"),
@@ -138,5 +140,5 @@ __all__ = [
     # §7 beyond one log
     "verify_store",
     # §8 a store's runs
-    "summarize_runs", "find_runs", "store_usage", "store_coverage",
+    "summarize_runs", "find_runs", "store_usage", "store_coverage", "Runs",
 ]

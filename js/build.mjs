@@ -1,5 +1,6 @@
-// Bundles js/src into agent_explorer/explorer/static/{widget.js,widget.css} (one ES module; the Graphviz
-// WebAssembly ships inlined in @viz-js/viz, so nothing is fetched at run time). `--watch` rebuilds on change.
+// Bundles js/src into agent_explorer/explorer/static/{widget.js,runs.js,widget.css}: the Explorer and the run list,
+// one ES module each, sharing the stylesheet (the Graphviz WebAssembly ships inlined in @viz-js/viz and only in
+// widget.js, so nothing is fetched at run time). `--watch` rebuilds on change.
 import * as esbuild from "esbuild";
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -10,8 +11,8 @@ const outdir = resolve(here, "../agent_explorer/explorer/static");
 const watch = process.argv.includes("--watch");
 
 const options = {
-  entryPoints: [resolve(here, "src/widget.js")],
-  outfile: resolve(outdir, "widget.js"),
+  entryPoints: [resolve(here, "src/widget.js"), resolve(here, "src/runs.js")],
+  outdir,
   bundle: true,
   format: "esm",
   target: ["es2020"],

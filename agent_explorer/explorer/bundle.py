@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["STATIC_DIR", "css", "esm"]
+__all__ = ["STATIC_DIR", "css", "esm", "runs_esm"]
 
 STATIC_DIR = Path(__file__).parent / "static"
 
@@ -21,6 +21,12 @@ export default { render({ el }) {
 
 def esm() -> Path | str:
     bundle = STATIC_DIR / "widget.js"
+    return bundle if bundle.exists() else _MISSING_BUNDLE
+
+
+def runs_esm() -> Path | str:
+    """The run list's front end (js/src/runs.js): a bundle of its own, without the chart's Graphviz."""
+    bundle = STATIC_DIR / "runs.js"
     return bundle if bundle.exists() else _MISSING_BUNDLE
 
 

@@ -13,7 +13,7 @@ import types
 import typing
 from typing import Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["MESSAGES", "TRAITS", "typescript"]
+__all__ = ["MESSAGES", "RUNS_MESSAGES", "RUNS_TRAITS", "TRAITS", "typescript"]
 
 JSON = Any  # any JSON value (untrusted text from the log: drawn as text, never as HTML)
 
@@ -482,6 +482,106 @@ MESSAGES: dict[str, Any] = {
 """Every message kind the front end may send, and its shape."""
 
 
+# -- the run list (`Runs`, explorer/runs.py): its own traitlets and messages ---------------------------------------
+
+
+class RunRow(TypedDict):
+    threadId: str
+    entries: int
+    lastRecorded: str | None  # ISO 8601, UTC
+    version: str | None
+    state: str  # the last state as one line ("" when unreadable)
+    status: str  # one of run_list.STATUSES
+    owed: int | None
+    verified: bool | None
+    divergentIndex: int | None
+    tokens: int
+    cost: float | None  # USD; None without prices
+    error: str | None  # why the thread is unreadable
+
+
+class RunsSortView(TypedDict):
+    column: str
+    descending: bool
+
+
+class RunsFilterView(TypedDict):
+    status: list[str]  # empty: every status
+    state: str
+    text: str
+    verified: bool | None
+
+
+class RunsPage(TypedDict):
+    offset: int
+    limit: int
+    total: int  # rows the list shows (after the filter), across all pages
+    rows: list[RunRow]
+    sort: RunsSortView
+    filter: RunsFilterView
+
+
+class RunsCounts(TypedDict):
+    counts: dict[str, int]  # status -> threads folded with it
+    folded: int
+    threads: int  # threads known in the store (or given)
+
+
+class RunsProgress(TypedDict):
+    done: int
+    total: int
+    folding: bool
+    following: bool
+    error: str | None  # why folding or following stopped
+
+
+class RunsSelection(TypedDict):
+    threadId: str | None
+    error: str | None  # why the thread could not be opened
+
+
+RUNS_TRAITS: dict[str, Any] = {
+    "page": Union[RunsPage, dict[str, None]],  # noqa: UP007
+    "counts": Union[RunsCounts, dict[str, None]],  # noqa: UP007
+    "progress": Union[RunsProgress, dict[str, None]],  # noqa: UP007
+    "selection": Union[RunsSelection, dict[str, None]],  # noqa: UP007
+}
+"""Every synced traitlet of the run list (`Runs`) and the type of its value."""
+
+
+class RunsPageMessage(TypedDict):
+    kind: Literal["runs-page"]
+    offset: int
+
+
+class RunsSortMessage(TypedDict):
+    kind: Literal["runs-sort"]
+    column: str
+    descending: bool
+
+
+class RunsFilterMessage(TypedDict):
+    kind: Literal["runs-filter"]
+    status: list[str]
+    state: str
+    text: str
+    verified: bool | None
+
+
+class RunsSelectMessage(TypedDict):
+    kind: Literal["runs-select"]
+    threadId: str
+
+
+RUNS_MESSAGES: dict[str, Any] = {
+    "runs-page": RunsPageMessage,
+    "runs-sort": RunsSortMessage,
+    "runs-filter": RunsFilterMessage,
+    "runs-select": RunsSelectMessage,
+}
+"""Every message the run list's front end may send, and its shape."""
+
+
 # -- TypeScript rendering ----------------------------------------------------------------------------------
 
 
@@ -541,6 +641,8 @@ def typescript() -> str:
     names: set[str] = set()
     traits = "\n".join(f"  {name}: {_trait(tp, names)};" for name, tp in TRAITS.items())
     messages = " | ".join(sorted({_ts(tp, names) for tp in MESSAGES.values()}))
+    runs_traits = "\n".join(f"  {name}: {_trait(tp, names)};" for name, tp in RUNS_TRAITS.items())
+    runs_messages = " | ".join(sorted({_ts(tp, names) for tp in RUNS_MESSAGES.values()}))
     done: set[str] = set()
     blocks: list[str] = []
     module = vars(sys.modules[__name__])
@@ -567,6 +669,17 @@ def typescript() -> str:
         "  off(event: string, callback: (...args: any[]) => void): void;\n"
         "  /** Only on a static export that holds part of the log: the indices [start, stop] it holds. */\n"
         "  window?: [number, number];\n"
+        "}\n\n"
+        "/** The run list's traitlets (`Runs`), by name. */\n"
+        f"export interface RunsTraits {{\n{runs_traits}\n}}\n\n"
+        "/** Every message the run list may send. */\n"
+        f"export type RunsMessage = {runs_messages};\n\n"
+        "/** The run list's anywidget model. */\n"
+        "export interface RunsModel {\n"
+        "  get<K extends keyof RunsTraits>(name: K): RunsTraits[K];\n"
+        "  send(message: RunsMessage): void;\n"
+        "  on(event: string, callback: (...args: any[]) => void): void;\n"
+        "  off(event: string, callback: (...args: any[]) => void): void;\n"
         "}\n"
     )
     return header + "\n" + "\n\n".join(blocks) + "\n\n" + model

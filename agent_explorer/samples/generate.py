@@ -2,7 +2,8 @@
 
 `ensure_samples(dir)` makes `dir` a complete `sample_logs/` folder: the shipped logs (copied in when `dir` is not
 where they live), `inbox_long.jsonl` (long_run.py's fast path, folded through the real engine) and `samples.db`
-(every thread, with each entry's exact JSON text). Deterministic and idempotent: a stamp records what the files
+(every thread, with each entry's exact JSON text) and `triage.db` (triage.py: a few thousand support threads of mixed
+fates, a store of its own so samples.db keeps the ten threads its readers count on). Deterministic and idempotent: a stamp records what the files
 were made from, and when it is current nothing is written. It never edits the shipped logs where they live.
 
 It only ever replaces a file it wrote itself: the stamp also holds a manifest, each written file's SHA-256, and a
@@ -30,12 +31,15 @@ from ..stores.sqlite import SqliteEventLogStore
 from . import long_run
 from .catalog import LONG_RUN_THREAD, LONG_RUN_TICKETS, SAMPLES, jsonl_name
 from .shipped import GOLDEN_FILES, PACKAGE_DIR, checkout_root, shipped_sample_logs_dir, user_home
+from .triage import triage_threads
 
-__all__ = ["GENERATED_FILES", "LONG_RUN_FILE", "STAMP", "STORE_FILE", "default_sample_logs", "ensure_samples"]
+__all__ = ["GENERATED_FILES", "LONG_RUN_FILE", "STAMP", "STORE_FILE", "TRIAGE_FILE", "default_sample_logs",
+           "ensure_samples"]
 
 LONG_RUN_FILE = "inbox_long.jsonl"
 STORE_FILE = "samples.db"
-GENERATED_FILES = (LONG_RUN_FILE, STORE_FILE)
+TRIAGE_FILE = "triage.db"
+GENERATED_FILES = (LONG_RUN_FILE, STORE_FILE, TRIAGE_FILE)
 #: Written last, so a folder with a current stamp holds complete files.
 STAMP = ".generated.json"
 _LOCK = ".samples.lock"
@@ -240,7 +244,8 @@ async def _generate(out: Path, tickets: int) -> dict[str, Any]:
     the long run from it, then move both into place."""
     tag = f".tmp-{os.getpid()}"
     temp_store, temp_log = out / f".{STORE_FILE}{tag}", out / f".{LONG_RUN_FILE}{tag}"
-    _remove(temp_store, temp_log)
+    temp_triage = out / f".{TRIAGE_FILE}{tag}"
+    _remove(temp_store, temp_log, temp_triage)
     try:
         # NORMAL: a crash leaves only a temporary file behind, which the next run removes and rewrites.
         store = SqliteEventLogStore(temp_store, synchronous="NORMAL")
@@ -257,13 +262,16 @@ async def _generate(out: Path, tickets: int) -> dict[str, Any]:
             await export_thread_jsonl(store, LONG_RUN_THREAD, temp_log)
         finally:
             await store.aclose()
+        triage = await _write_triage(temp_triage, out)
         _fsync(temp_log)
         # A reader's WAL beside the old file must not be paired with the new one.
-        _remove(out / f"{STORE_FILE}-wal", out / f"{STORE_FILE}-shm")
+        _remove(out / f"{STORE_FILE}-wal", out / f"{STORE_FILE}-shm", out / f"{TRIAGE_FILE}-wal",
+                out / f"{TRIAGE_FILE}-shm")
         os.replace(temp_store, out / STORE_FILE)
+        os.replace(temp_triage, out / TRIAGE_FILE)
         os.replace(temp_log, out / LONG_RUN_FILE)
     finally:
-        _remove(temp_store, temp_log)
+        _remove(temp_store, temp_log, temp_triage)
     written = out / LONG_RUN_FILE
     return {
         LONG_RUN_FILE: {
@@ -272,7 +280,21 @@ async def _generate(out: Path, tickets: int) -> dict[str, Any]:
             "sha256": _sha256(written),
         },
         STORE_FILE: {"threads": threads},
+        TRIAGE_FILE: {"threads": triage},
     }
+
+
+async def _write_triage(target: Path, folder: Path) -> int:
+    """The triage store: every thread of triage.py, appended in batches of whole threads."""
+    store = SqliteEventLogStore(target, synchronous="NORMAL")
+    try:
+        count = 0
+        for thread_id, entries in triage_threads(folder):
+            await store.append(thread_id=thread_id, expected_index=0, entries=entries)
+            count += 1
+        return count
+    finally:
+        await store.aclose()
 
 
 async def _append_long_run(store: Any, entries: Iterator[dict[str, Any]]) -> int:

@@ -42,6 +42,7 @@ from .support import (
     support_agent_old_policy,
     support_agent_v2,
 )
+from .triage import TRIAGE_THREADS
 
 __all__ = ["DIVERGENCE_INDEX", "LONG_RUN_TICKETS", "SAMPLES", "Sample", "jsonl_name", "main", "regenerate"]
 
@@ -376,6 +377,10 @@ that the committed files equal a fresh regeneration.
   when they are current. `samples.db` is one SQLite store holding every thread below
   (`SqliteEventLogStore("sample_logs/samples.db")`, or `agent-explorer threads --store sqlite:///sample_logs/samples.db`);
   `inbox_long.sha256` (committed) is the long run's digest, which a fresh generation must match.
+- `triage.db` is generated too: a store of {TRIAGE_THREADS:,} support tickets of mixed fates (finished, waiting for
+  approval, cut off while a request was in flight, escalated by the timer, and recorded under the old refund policy
+  so they diverge under today's `support_agent`), each a support scenario below retold for another ticket and
+  folded through the real engine (`agent_explorer/samples/triage.py`). Notebook 07 triages it with `Runs`.
 
 Each log names its machine in the init entry (`metadata.machineRef`), so `agent-explorer verify FILE` needs no
 `--machine`. Every log verifies except `support-divergent`, which diverges from today's `support_agent` at index

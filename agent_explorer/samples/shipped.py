@@ -44,6 +44,7 @@ NOTEBOOKS = (
     "04_what_if.ipynb",
     "05_record_your_own_agent.ipynb",
     "06_follow_a_live_run.ipynb",
+    "07_triage_a_store.ipynb",
 )
 
 

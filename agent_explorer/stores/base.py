@@ -412,6 +412,11 @@ class EventLogStore(abc.ABC):
         """The backend's wake-up hook for one watcher; the default polls with a backoff (5 ms to 200 ms)."""
         return PollWakeUp()
 
+    def _store_wakeup(self) -> WakeUp:
+        """The backend's wake-up hook for one watcher of the whole store (`watching.watch_threads`): wakes when
+        any thread may have grown or appeared; the default polls with the same backoff."""
+        return PollWakeUp()
+
     def _watch_retry_budget(self, error: Exception) -> float | None:
         """Seconds a watcher keeps retrying reads that fail with `error`; None: not transient, raise it."""
         return 30.0 if isinstance(error, AgentStoreBusyError) else None

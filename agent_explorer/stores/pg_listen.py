@@ -23,7 +23,7 @@ from .watching import WakeUp
 if TYPE_CHECKING:
     from .postgres import PostgresEventLogStore
 
-__all__ = ["channel_for", "ListenWakeUp", "POLL_WHILE_DOWN", "RECONNECT_MAX"]
+__all__ = ["channel_for", "ListenWakeUp", "POLL_WHILE_DOWN", "RECONNECT_MAX", "store_channel_for"]
 
 POLL_WHILE_DOWN = (0.1, 1.0)  # seconds between reads while the listener is reconnecting: first, longest
 RECONNECT_MAX = 2.0  # longest pause between two reconnect attempts
@@ -38,6 +38,12 @@ def channel_for(qualified_table: str, thread_id: str) -> str:
     return f"agent_explorer_{digest[:40]}"
 
 
+def store_channel_for(qualified_table: str) -> str:
+    """The NOTIFY channel of a whole store (every append and fork, with the thread id as payload), for one
+    listener that follows every thread (`Runs(follow=True)`). No thread id is empty, so it is no thread's."""
+    return channel_for(qualified_table, "")
+
+
 def _settle(future: concurrent.futures.Future[None]) -> None:
     """Resolve `future` unless it already is (two threads may race to)."""
     with contextlib.suppress(concurrent.futures.InvalidStateError):
@@ -49,9 +55,9 @@ class ListenWakeUp(WakeUp):
     0.1 s growing to 1 s so the watcher polls, and reconnect in the background. Each (re)connect
     wakes the watcher once, so whatever was committed while nobody listened is read."""
 
-    def __init__(self, store: PostgresEventLogStore, thread_id: str) -> None:
+    def __init__(self, store: PostgresEventLogStore, thread_id: str = "", *, channel: str | None = None) -> None:
         self._store = store
-        self._channel = channel_for(store.qualified_table, thread_id)
+        self._channel = channel if channel is not None else channel_for(store.qualified_table, thread_id)
         self._event = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listening = False
@@ -61,6 +67,14 @@ class ListenWakeUp(WakeUp):
         self._closing = False
         self._listener: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any] | None] | None = None
         self._poll = POLL_WHILE_DOWN[0]
+        # The payloads (thread ids, on the store's channel) since the last `changed()`; None: unknown (not yet
+        # listening, or a reconnect may have missed some), so a whole-store watcher lists the store again.
+        self._payloads: set[str] | None = None
+
+    def changed(self) -> set[str] | None:
+        with self._lock:
+            payloads, self._payloads = self._payloads, (set() if self._listening else None)
+        return payloads
 
     def _wake(self) -> None:
         loop = self._loop
@@ -99,6 +113,8 @@ class ListenWakeUp(WakeUp):
                 try:
                     conn = await psycopg.AsyncConnection.connect(store.dsn, **kwargs)
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    with self._lock:
+                        self._payloads = None  # what was committed while nobody listened is unknown
                     self._listening = True
                     pause = 0.05
                     self._poll = POLL_WHILE_DOWN[0]
@@ -109,6 +125,8 @@ class ListenWakeUp(WakeUp):
                     pass  # dropped, refused or restarted: poll meanwhile, reconnect below
                 finally:
                     was_listening, self._listening = self._listening, False
+                    with self._lock:
+                        self._payloads = None  # notices may be lost while down: list the store again
                     if was_listening:
                         self._wake()  # start polling at once
                     if conn is not None:
@@ -136,8 +154,11 @@ class ListenWakeUp(WakeUp):
             while True:
                 pgconn.consume_input()  # raises OperationalError once the server is gone
                 woke = False
-                while pgconn.notifies() is not None:
+                while (notice := pgconn.notifies()) is not None:
                     woke = True
+                    with self._lock:
+                        if self._payloads is not None:
+                            self._payloads.add(notice.extra.decode("utf-8", "replace"))
                 if woke:
                     self._wake()
                 if pgconn.status != psycopg.pq.ConnStatus.OK:

@@ -42,7 +42,7 @@ from .base import (
     parse_stored_rows,
     prepare_batch,
 )
-from .pg_listen import ListenWakeUp, channel_for
+from .pg_listen import ListenWakeUp, channel_for, store_channel_for
 from .portal import Portal
 from .watching import WakeUp
 
@@ -143,7 +143,7 @@ class PostgresEventLogStore(EventLogStore):
     def _build_statements(self) -> None:
         t = sql.Identifier(self.schema, self.table)
         f = "b" if self.param_format == "binary" else "t"
-        p = {name: sql.Placeholder(name, f) for name in ("thread", "expected", "ids", "bodies", "new", "up", "start", "stop", "channel")}
+        p = {name: sql.Placeholder(name, f) for name in ("thread", "expected", "ids", "bodies", "new", "up", "start", "stop", "channel", "store_channel")}
         # The append notifies the thread's channel in the same statement (so in the same transaction):
         # the notification is delivered only once the entries are committed and visible, never before.
         self._sql_append = sql.SQL(
@@ -155,6 +155,7 @@ class PostgresEventLogStore(EventLogStore):
             " RETURNING 1)"
             " SELECT c.n FROM (SELECT count(*) AS n FROM ins) c"
             " WHERE c.n > 0 AND pg_notify({channel}, ({expected}::bigint + c.n)::text) IS NOT NULL"
+            " AND pg_notify({store_channel}, {thread}) IS NOT NULL"
         ).format(t=t, **p)
         self._sql_length = sql.SQL("SELECT max(idx) FROM {t} WHERE thread_id = {thread}").format(t=t, **p)
         self._sql_read = sql.SQL(
@@ -174,6 +175,7 @@ class PostgresEventLogStore(EventLogStore):
             " RETURNING 1)"
             " SELECT c.n FROM (SELECT count(*) AS n FROM ins) c"
             " WHERE c.n > 0 AND pg_notify({channel}, c.n::text) IS NOT NULL"
+            " AND pg_notify({store_channel}, {new}) IS NOT NULL"
         ).format(t=t, **p)
         self._sql_threads = sql.SQL(
             "WITH RECURSIVE ids(tid) AS ("
@@ -361,6 +363,7 @@ class PostgresEventLogStore(EventLogStore):
                 "ids": [entry.id for entry in prepared],
                 "bodies": [entry.text for entry in prepared],
                 "channel": channel_for(self.qualified_table, thread_id),
+                "store_channel": store_channel_for(self.qualified_table),
             }
             for _attempt in range(3):
                 cur = await conn.execute(self._sql_append, params)
@@ -431,6 +434,7 @@ class PostgresEventLogStore(EventLogStore):
                     cur = await conn.execute(self._sql_fork, {
                         "thread": thread_id, "new": new_thread_id, "up": up_to_index,
                         "channel": channel_for(self.qualified_table, new_thread_id),
+                        "store_channel": store_channel_for(self.qualified_table),
                     })
                     row = await cur.fetchone()
                     if row is not None and row[0] == up_to_index:
@@ -454,6 +458,10 @@ class PostgresEventLogStore(EventLogStore):
 
     def _watch_wakeup(self, thread_id: str) -> WakeUp:
         return ListenWakeUp(self, thread_id)
+
+    def _store_wakeup(self) -> WakeUp:
+        """One LISTEN for the whole store: every append and fork also notifies the store's channel."""
+        return ListenWakeUp(self, channel=store_channel_for(self.qualified_table))
 
     def _watch_retry_budget(self, error: Exception) -> float | None:
         """A lost connection or a pool with no live connection (a server restarting) is waited out

@@ -365,6 +365,9 @@ class SqliteEventLogStore(EventLogStore):
     def _watch_wakeup(self, thread_id: str) -> WakeUp:
         return _DataVersionPoll(self)
 
+    def _store_wakeup(self) -> WakeUp:
+        return _DataVersionPoll(self)  # data_version changes on any commit: one poll serves the whole store
+
     async def aclose(self) -> None:
         await super().aclose()
         with self._executor_lock:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncGenerator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import AgentStoreBusyError, AgentStoreError
 
 if TYPE_CHECKING:
     from .base import EventLogStore
 
-__all__ = ["WakeUp", "PollWakeUp", "watch_thread", "RETRY_FIRST", "RETRY_MAX"]
+__all__ = ["WakeUp", "PollWakeUp", "ThreadLength", "watch_thread", "watch_threads", "RETRY_FIRST", "RETRY_MAX"]
 
 RETRY_FIRST = 0.05  # seconds before retrying a read that failed transiently; doubles up to RETRY_MAX
 RETRY_MAX = 1.0
@@ -40,6 +40,11 @@ class WakeUp:
 
     def progressed(self) -> None:
         """A read just found entries (a polling hook goes back to its shortest interval)."""
+
+    def changed(self) -> set[str] | None:
+        """For a whole-store hook: the thread ids that may have changed since the previous call (a signal that names
+        them, as PostgreSQL's payload does), or None when unknown, so the store is listed again (the default)."""
+        return None
 
     async def close(self) -> None:
         """Release everything `open()` took; must not raise."""
@@ -103,5 +108,63 @@ async def watch_thread(
                 wakeup.progressed()
                 yield batch
             await wakeup.wait()
+    finally:
+        await wakeup.close()
+
+
+_LIST_PAGE = 1000
+
+
+class ThreadLength(NamedTuple):
+    """A thread that appeared or grew, and its length then (what `watch_threads` yields)."""
+
+    thread_id: str
+    length: int
+
+
+async def _all_threads(store: EventLogStore) -> dict[str, int]:
+    found: dict[str, int] = {}
+    while True:
+        page = await store.list_threads(limit=_LIST_PAGE, offset=len(found))
+        found.update((info.thread_id, info.length) for info in page)
+        if len(page) < _LIST_PAGE:
+            return found
+
+
+async def watch_threads(
+    store: EventLogStore, known: dict[str, int] | None = None
+) -> AsyncGenerator[list[ThreadLength], None]:
+    """Follow a whole store: batches of the threads that appeared or grew, from `known` (thread -> length).
+
+    One wake-up hook for the store, not one per thread (`store._store_wakeup()`: SQLite's data_version poll,
+    PostgreSQL's store channel, a poll elsewhere). On each wake the threads the signal names are read (PostgreSQL's
+    payload is the thread id), or, when it names none it is sure of (a poll, a reconnect), the thread list is read
+    again and compared; a missed or merged signal costs nothing but a later batch. Opened before the first listing,
+    so nothing committed in between is missed. Never yields an empty batch; never writes.
+    """
+    seen = dict(known or {})
+    wakeup = store._store_wakeup()
+    try:
+        await wakeup.open()
+        hint: set[str] | None = None  # the first round lists the store
+        while True:
+            try:
+                if hint is None:
+                    lengths = await _all_threads(store)
+                else:
+                    lengths = {tid: await store.length(tid) for tid in sorted(hint)}
+            except (AgentStoreBusyError, AgentStoreError) as error:
+                if store._watch_retry_budget(error) is None:
+                    raise
+                await asyncio.sleep(RETRY_MAX)
+                hint = None
+                continue
+            changed = [ThreadLength(tid, n) for tid, n in lengths.items() if n and seen.get(tid) != n]
+            if changed:
+                seen.update(changed)
+                wakeup.progressed()
+                yield changed
+            await wakeup.wait()
+            hint = wakeup.changed()
     finally:
         await wakeup.close()

@@ -326,6 +326,7 @@ NOTEBOOKS = {
     "04_what_if.ipynb": 1,
     "05_record_your_own_agent.ipynb": 1,
     "06_follow_a_live_run.ipynb": 1,
+    "07_triage_a_store.ipynb": 2,  # the run list and the run it opens under it
 }
 
 

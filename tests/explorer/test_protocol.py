@@ -74,3 +74,46 @@ def test_the_front_end_type_checks_against_the_protocol(tmp_path: Path) -> None:
     (copy / "src" / "protocol.d.ts").write_text(renamed, encoding="utf-8")
     broken = _tsc(copy / "src")
     assert broken.returncode != 0 and "valueText" in broken.stdout, broken.stdout
+
+
+def test_the_run_lists_traitlets_are_its_protocol(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_explorer import Runs, SqliteEventLogStore, read_log
+    from agent_explorer.explorer.protocol import RUNS_MESSAGES, RUNS_TRAITS
+    from agent_explorer.samples import support_agent
+
+    async def make() -> None:
+        store = SqliteEventLogStore(tmp_path / "one.db")
+        try:
+            logs = Path(__file__).resolve().parents[2] / "sample_logs"
+            await store.append(thread_id="t", expected_index=0, entries=list(read_log(logs / "support_clean.jsonl")))
+        finally:
+            await store.aclose()
+
+    asyncio.run(make())
+    runs = Runs(f"sqlite:///{tmp_path / 'one.db'}", support_agent)
+    try:
+        synced = {name for name in runs.trait_names(sync=True) if not name.startswith("_")}
+        synced -= {"layout", "tabbable", "tooltip", "comm", "keys", "log"}
+        assert synced == set(RUNS_TRAITS)
+        assert set(RUNS_MESSAGES) == {"runs-page", "runs-sort", "runs-filter", "runs-select"}
+        text = typescript()
+        for name in ("interface RunsTraits ", "type RunsMessage ", "interface RunsModel ", "interface RunRow "):
+            assert name in text
+    finally:
+        runs.close()
+
+
+@pytest.mark.node
+def test_the_run_list_front_end_type_checks_against_its_protocol(tmp_path: Path) -> None:
+    copy = tmp_path / "js"
+    shutil.copytree(JS / "src", copy / "src")
+    shutil.copy(JS / "tsconfig.json", copy / "tsconfig.json")
+    (copy / "node_modules").symlink_to(JS / "node_modules")
+    # Rename a field the run list reads: runs.js no longer type-checks.
+    renamed = typescript().replace("  threadId: string;\n  entries: number;", "  thread: string;\n  entries: number;")
+    assert renamed != typescript()
+    (copy / "src" / "protocol.d.ts").write_text(renamed, encoding="utf-8")
+    broken = _tsc(copy / "src")
+    assert broken.returncode != 0 and "runs.js" in broken.stdout and "threadId" in broken.stdout, broken.stdout

@@ -23,6 +23,7 @@ NAMES = [
     "04_what_if.ipynb",
     "05_record_your_own_agent.ipynb",
     "06_follow_a_live_run.ipynb",
+    "07_triage_a_store.ipynb",
 ]
 
 
@@ -95,6 +96,12 @@ PROBES = {
         "print(ex.following, ex.live['following'], len(ex), ex.length, ex.index, ex.frame['valueText'],"
         " ex.verification['status'], run.done())",
         "False False 12 12 11 resolved ok True",
+    ),
+    "07_triage_a_store.ipynb": (  # the list filtered from a cell, the diverging run opened and forked under it
+        "print(runs.page['filter']['verified'], runs.page['total'], runs.counts['counts'], runs.selected == thread,"
+        " ex.verification['status'], reply.snapshot.value, len(crashed), len(diverging))",
+        "False 300 {'done': 1800, 'error': 0, 'idle': 900, 'in-flight': 300, 'skipped': 0, 'unreadable': 0} True"
+        " diverged replying 300 300",
     ),
 }
 

@@ -461,3 +461,97 @@ def test_postgres_watch_resumes_after_a_server_restart_without_loss_or_duplicate
         if writer.is_alive():
             writer.kill()
         watcher.stop()
+
+
+# -- watch_threads: one watcher for a whole store (the run list's follow) ---------------------------------------
+
+
+async def _next(watcher: Any) -> list[tuple[str, int]]:
+    batch = await asyncio.wait_for(anext(watcher), timeout=30)  # a guard, not a speed goal
+    return sorted((info.thread_id, info.length) for info in batch)
+
+
+async def _threads_appear_and_grow(store: EventLogStore, known: dict[str, int] | None = None) -> None:
+    from agent_explorer.stores.watching import watch_threads
+
+    await store.append(thread_id="a", expected_index=0, entries=make_entries(0, 2))
+    await store.append(thread_id="b", expected_index=0, entries=make_entries(0, 1))
+    watcher = watch_threads(store, {"a": 2, **(known or {})})
+    try:
+        # What the caller does not know yet comes first; a thread it knows at its length does not.
+        assert await _next(watcher) == [("b", 1)]
+        await store.append(thread_id="c", expected_index=0, entries=make_entries(0, 3))
+        assert await _next(watcher) == [("c", 3)]
+        await store.append(thread_id="a", expected_index=2, entries=make_entries(2, 1))
+        await store.fork(thread_id="c", new_thread_id="d", up_to_index=2)
+        got: list[tuple[str, int]] = []
+        while len(got) < 2:  # the grown thread and the fork, in one batch or two
+            got = sorted({*got, *await _next(watcher)})
+        assert got == [("a", 3), ("d", 2)]
+    finally:
+        await watcher.aclose()
+
+
+async def test_watch_threads_reports_new_and_grown_threads_in_memory() -> None:
+    await _threads_appear_and_grow(InMemoryEventLogStore())
+
+
+async def test_watch_threads_reports_new_and_grown_threads_on_sqlite(tmp_path: Path) -> None:
+    store = SqliteEventLogStore(tmp_path / "w.db")
+    try:
+        await _threads_appear_and_grow(store)
+    finally:
+        await store.aclose()
+
+
+@pytest.mark.postgres
+async def test_watch_threads_on_postgres_wakes_on_the_store_channel(pg_schema: str) -> None:
+    import psycopg
+    from psycopg import sql
+
+    from agent_explorer.stores.pg_listen import store_channel_for
+    from agent_explorer.stores.postgres import PostgresEventLogStore
+
+    dsn = pg_dsn()
+    assert dsn is not None
+    try:
+        async with PostgresEventLogStore(dsn, schema=pg_schema) as store, \
+                await psycopg.AsyncConnection.connect(dsn, autocommit=True) as listener:
+            # Every append and fork notifies the store's channel with the thread id, once committed.
+            await listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(store_channel_for(store.qualified_table))))
+            await store.append(thread_id="x", expected_index=0, entries=make_entries(0, 2))
+            await store.fork(thread_id="x", new_thread_id="y", up_to_index=1)
+            got = [n.payload async for n in listener.notifies(timeout=2.0, stop_after=2)]
+            assert got == ["x", "y"]
+            await _threads_appear_and_grow(store, {"x": 2, "y": 1})
+    finally:
+        await drop_schema(dsn, pg_schema)
+
+
+@pytest.mark.postgres
+async def test_the_store_wakeup_names_the_threads_its_notices_carry(pg_schema: str) -> None:
+    from agent_explorer.stores.postgres import PostgresEventLogStore
+
+    dsn = pg_dsn()
+    assert dsn is not None
+    try:
+        async with PostgresEventLogStore(dsn, schema=pg_schema) as store:
+            wakeup = store._store_wakeup()
+            try:
+                await wakeup.open()
+                assert wakeup.changed() is None  # just connected: what came before is unknown, list the store
+                await store.append(thread_id="x", expected_index=0, entries=make_entries(0, 1))
+                await store.append(thread_id="y", expected_index=0, entries=make_entries(0, 1))
+                await asyncio.wait_for(wakeup.wait(), 30)
+                got: set[str] = set()
+                while got != {"x", "y"}:  # one wake-up or two, the payloads name both threads
+                    names = wakeup.changed()
+                    assert names is not None
+                    got |= names
+                    if got != {"x", "y"}:
+                        await asyncio.wait_for(wakeup.wait(), 30)
+                assert wakeup.changed() == set()  # nothing since
+            finally:
+                await wakeup.close()
+    finally:
+        await drop_schema(dsn, pg_schema)
