@@ -8,7 +8,6 @@ hashes up to the first character where they differ.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,27 +16,14 @@ import pytest
 from agent_explorer import read_log
 from agent_explorer.cli import main
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, _need_chromium, browser_page
+from .conftest import browser_page
 
 pytestmark = [pytest.mark.browser]
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    _need_chromium()
-    pytest.importorskip("anywidget")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-def test_the_banner_shows_the_hashes_up_to_where_they_differ(chromium: Any, sample_logs: Path, tmp_path: Path,
+def test_the_banner_shows_the_hashes_up_to_where_they_differ(browser: Any, sample_logs: Path, tmp_path: Path,
                                                              capsys: Any) -> None:
+    """On the session's browser (a second Playwright in the same process cannot start while it runs)."""
     from playwright.sync_api import expect
 
     entries = read_log(sample_logs / "support_clean.jsonl")
@@ -49,7 +35,7 @@ def test_the_banner_shows_the_hashes_up_to_where_they_differ(chromium: Any, samp
     out = tmp_path / "forged.html"
     assert main(["html", str(log), "-o", str(out)]) == 0
     capsys.readouterr()
-    with browser_page(chromium) as page:
+    with browser_page(browser) as page:
         page.goto(out.as_uri())
         hashes = page.get_by_test_id("divergence").locator(".ae-banner-hashes")
         expect(hashes).to_be_visible(timeout=30_000)
