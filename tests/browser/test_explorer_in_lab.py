@@ -444,6 +444,41 @@ def test_a_long_log_verifies_in_the_background_and_updates_the_view(
     assert "totalTokens" in str(root.get_by_test_id("usage").text_content())
 
 
+# Order of what the page paints after a jump: each chart class change, each animation frame, each table redraw.
+PAINT_ORDER = """(root) => {
+    window.__aeOrder = [];
+    const note = (what) => window.__aeOrder.push(what);
+    new MutationObserver(() => note("chart")).observe(root.querySelector("svg.ae-svg"),
+        { attributes: true, attributeFilter: ["class"], subtree: true });
+    new MutationObserver(() => note("table")).observe(root.querySelector(".ae-events tbody"), { childList: true });
+    const tick = () => { note("frame"); if (window.__aeOrder.length < 400) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+}"""
+
+
+def test_a_jump_paints_the_highlight_before_the_table_page(nb: NotebookPage) -> None:
+    """Issue 23's frames on time: a jump to another page of a long log sends the frame and the table's page;
+    the chart's highlight changes and is painted (an animation frame passes) before the rows are rebuilt, so
+    the table's redraw never holds the highlight back."""
+    from playwright.sync_api import expect
+
+    root = nb.widget(3)
+    root.scroll_into_view_if_needed()
+    expect(root.get_by_test_id("verify-status")).to_have_text("verified", timeout=60_000)
+    for target in (4321, 1234, 3000):
+        root.evaluate(PAINT_ORDER)
+        root.get_by_test_id("slider").evaluate(
+            """(el, i) => { el.value = String(i); el.dispatchEvent(new Event("input", {bubbles: true}));
+                            el.dispatchEvent(new Event("change", {bubbles: true})); }""",
+            target,
+        )
+        expect(root.locator(f'tr.ae-row.current[data-index="{target}"]')).to_have_count(1)
+        order = list(nb.page.evaluate("() => window.__aeOrder"))
+        assert "chart" in order and "table" in order, order
+        chart, table = order.index("chart"), order.index("table")
+        assert chart < table and "frame" in order[chart:table], (target, order[: table + 1])
+
+
 def test_a_hostile_event_type_and_keys_stay_text_everywhere(
     nb: NotebookPage, tmp_path: Path
 ) -> None:
