@@ -1,12 +1,15 @@
 // @ts-check
-// The cursor's controls: first / previous / play / next / last, the index slider (debounced while dragging,
-// with a send every 150 ms so the chart follows the thumb), playback speed, and the keyboard (arrows step,
-// shift+arrows jump 10, PageUp/PageDown 100, Home/End, space plays).
+// The cursor's controls: first / previous / play / next / last, the index slider (one index in flight while
+// dragging, so the chart follows the thumb as fast as the kernel answers), playback speed, and the keyboard
+// (arrows step, shift+arrows jump 10, PageUp/PageDown 100, Home/End, space plays).
 
-import { debounce, h, replace } from "./dom.js";
+import { h, replace } from "./dom.js";
 import { icon } from "./icons.js";
 
 const SPEEDS = [1, 2, 5, 10, 25, 50];
+// A sent index whose frame has not come back after this long no longer holds the next one back (Python may
+// leave an index unanswered, e.g. one it already had); far above a loaded kernel's round trip (~50-150 ms).
+const STALL_MS = 1000;
 
 /**
  * @param {import("./context.js").Context} ctx
@@ -29,19 +32,39 @@ export function mountControls(ctx, { track, onScrub }) {
     }
   });
   const slider = /** @type {HTMLInputElement} */ (h("input", { class: "ae-slider", type: "range", min: 0, max: 0, step: 1, value: 0, "aria-label": "Log index", "data-testid": "slider" }));
-  const sendIndex = debounce((/** @type {number} */ i) => setIndex(i), 60);
-  let lastSent = 0;
+  // One index in flight. A move goes to Python at once when the last one sent has been answered (its frame
+  // arrived); while one is in flight, later moves replace each other and only the newest is sent when the
+  // frame comes. A drag is then answered as fast as the round trip allows (a fixed throttle made every move
+  // wait up to 150 ms, issue 23) and never queues a backlog of indices the thumb has already left.
+  let inFlight = false;
+  let sentAt = 0;
+  /** @type {number | null} */
+  let queued = null;
+  /** @param {number} i */
+  const sendIndex = (i) => {
+    if (inFlight && performance.now() - sentAt < STALL_MS) {
+      queued = i;
+      return;
+    }
+    queued = null;
+    const before = model.get("index");
+    setIndex(i);
+    inFlight = model.get("index") !== before; // nothing is sent when the index is already there
+    sentAt = performance.now();
+  };
+  const answered = () => {
+    inFlight = false;
+    if (queued === null) return;
+    const i = queued;
+    queued = null;
+    sendIndex(i);
+  };
   slider.addEventListener("input", () => {
     const i = Number(slider.value);
     onScrub(i);
-    const now = performance.now();
-    if (now - lastSent > 150) {
-      lastSent = now;
-      sendIndex.cancel();
-      setIndex(i);
-    } else sendIndex(i);
+    sendIndex(i);
   });
-  slider.addEventListener("change", () => sendIndex.flush());
+  slider.addEventListener("change", () => sendIndex(Number(slider.value)));
   const el = h(
     "div",
     { class: "ae-controls" },
@@ -108,9 +131,10 @@ export function mountControls(ctx, { track, onScrub }) {
 
   ctx.on("change:index", sync);
   ctx.on("change:length", sync);
+  ctx.on("change:frame", answered);
   ctx.cleanup(() => {
     if (playing) clearInterval(playing);
-    sendIndex.cancel();
+    queued = null;
   });
   sync();
   return { el, onKey };

@@ -88,7 +88,22 @@ function render({ model, el }) {
   on("change:index", () => header.drawPosition(model.get("index")));
   on("change:length", () => header.drawPosition(model.get("index")));
   on("change:comparison", () => drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex));
-  on("change:table", () => table.draw(model.get("table"), model.get("index")));
+  // A jump sends the frame and then the table's new page. The page (up to 100 rows rebuilt) is drawn after the
+  // next paint, so the highlight shows first; several pages in one frame are drawn once (issue 23, frames on
+  // time: drawing the page first held a drag's highlight back by the table's redraw).
+  let tableLater = false;
+  let disposed = false;
+  on("change:table", () => {
+    if (tableLater) return;
+    tableLater = true;
+    requestAnimationFrame(() => setTimeout(() => { // the rAF callback runs before the paint, the timeout after it
+      tableLater = false;
+      if (!disposed) table.draw(model.get("table"), model.get("index"));
+    }, 0));
+  });
+  ctx.cleanup(() => {
+    disposed = true;
+  });
   on("change:table_types", () => table.drawTypes(model.get("table_types")));
   on("change:usage_series", () => usage.drawSeries(model.get("usage_series"), model.get("length")));
   on("change:graph", () => graph.draw(model.get("graph")).then(() => coverage.draw()));

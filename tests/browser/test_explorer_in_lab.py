@@ -6,6 +6,7 @@ Screenshots land in each test's tmp_path.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -301,13 +302,16 @@ def test_fork_and_compare_show_both_timelines(nb: NotebookPage, tmp_path: Path) 
     nb.shot(tmp_path / "compare.png", 0)
 
 
-def test_a_fast_drag_reaches_python_as_few_index_changes(nb: NotebookPage) -> None:
-    """Slider input is debounced in the browser: a burst of 40 moves is not 40 kernel round trips."""
+def test_a_fast_drag_reaches_python_one_index_at_a_time(nb: NotebookPage) -> None:
+    """A burst of 40 slider moves is not 40 kernel round trips: the browser holds one index in flight, so
+    Python answers each index it is sent (its frame) before the next one arrives, and the last move wins."""
     root = nb.widget(0)
     nb.kernel("ex.index = 0")
     expect_position(root, 0)
     nb.kernel(
-        "seen = []\nex.observe(lambda change: seen.append(change['new']), 'index')"
+        "seen = []\n"
+        "ex.observe(lambda change: seen.append(('index', change['new'])), 'index')\n"
+        "ex.observe(lambda change: seen.append(('frame', change['new'].get('index'))), 'frame')"
     )
     root.get_by_test_id("slider").evaluate(
         """async (el) => {
@@ -322,9 +326,71 @@ def test_a_fast_drag_reaches_python_as_few_index_changes(nb: NotebookPage) -> No
         }"""
     )
     expect_position(root, 7)
-    seen = nb.kernel("print(seen)").strip()
-    values = [int(v) for v in seen.strip("[]").split(",") if v.strip()]
-    assert values[-1] == 7 and 1 <= len(values) <= 6, values
+    root.page.wait_for_function(
+        "(root) => /#7\\b/.test(root.querySelector('.ae-event-line')?.textContent || '')",
+        arg=root.element_handle(),
+    )
+    seen = ast.literal_eval(nb.kernel("print(seen)").strip())
+    indices = [v for kind, v in seen if kind == "index"]
+    assert indices[-1] == 7 and 1 <= len(indices) < 41, seen
+    for (kind, value), (next_kind, next_value) in zip(seen, seen[1:], strict=False):
+        if kind == "index":  # each index is answered with its own frame before anything else happens
+            assert (next_kind, next_value) == ("frame", value), seen
+
+
+# Wraps the page's WebSocket.send: which index updates leave the page, and when (synchronously or later).
+WATCH_SENDS = r"""() => {
+    if (window.__aeSends) return;
+    window.__aeSends = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+        const text = typeof data === "string" ? data : new TextDecoder().decode(data);
+        const m = /"method":\s*"update".*?"index":\s*(\d+)/s.exec(text);
+        if (m) window.__aeSends.push(Number(m[1]));
+        return send.call(this, data);
+    };
+}"""
+MOVE = """(el, i) => { el.value = String(i); el.dispatchEvent(new Event("input", {bubbles: true}));
+                   return window.__aeSends.splice(0); }"""
+
+
+def test_a_drag_sends_the_thumb_at_once_when_python_has_answered(nb: NotebookPage) -> None:
+    """Issue 23's frames on time: a move goes to Python in the input event itself whenever the last index sent
+    has its frame (the old fixed throttle held every move inside 150 ms of a send back by 60-150 ms); while
+    one is in flight, later moves replace each other and only the newest follows the frame."""
+    root = nb.widget(0)
+    nb.kernel("ex.index = 0")
+    expect_position(root, 0)
+    nb.page.evaluate(WATCH_SENDS)
+    slider = root.get_by_test_id("slider")
+    assert slider.evaluate(MOVE, 2) == [2]  # nothing in flight: sent in the same task
+    frame_at = "(root) => /#2\\b/.test(root.querySelector('.ae-event-line')?.textContent || '')"
+    nb.page.wait_for_function(frame_at, arg=root.element_handle())
+    # answered: the next move, well inside 150 ms of the last send, goes at once too
+    sent_next = slider.evaluate(
+        """(el) => { el.value = "3"; el.dispatchEvent(new Event("input", {bubbles: true}));
+                     el.value = "4"; el.dispatchEvent(new Event("input", {bubbles: true}));
+                     el.value = "5"; el.dispatchEvent(new Event("input", {bubbles: true}));
+                     return window.__aeSends.splice(0); }"""
+    )
+    assert sent_next == [3], sent_next  # 4 and 5 wait while 3 is in flight
+    expect_position(root, 5)
+    nb.page.wait_for_function(frame_at.replace("#2", "#5"), arg=root.element_handle())
+    assert nb.page.evaluate("() => window.__aeSends.splice(0)") == [5]  # 4 was superseded, never sent
+
+
+def test_a_highlight_shows_in_the_frame_it_is_drawn(nb: NotebookPage) -> None:
+    """No fill/stroke fade on the chart's states: the active colour is there in the first frame after a step
+    (a 120 ms transition showed each step's highlight late and repainted the chart for 7+ frames)."""
+    root = nb.widget(0)
+    root.scroll_into_view_if_needed()
+    slide_to(root, 3)
+    durations = root.evaluate(
+        "(root, shapes) => [...root.querySelectorAll(shapes)].map((el) => getComputedStyle(el).transitionDuration)",
+        "svg.ae-svg g.node path, svg.ae-svg g.node polygon, svg.ae-svg g.node ellipse, "
+        "svg.ae-svg g.cluster > path, svg.ae-svg g.cluster > polygon",
+    )
+    assert durations and set(durations) == {"0s"}, sorted(set(durations))
 
 
 def test_a_recorded_support_agent_run(nb: NotebookPage, tmp_path: Path) -> None:
@@ -376,6 +442,41 @@ def test_a_long_log_verifies_in_the_background_and_updates_the_view(
     assert root.get_by_test_id("pending").count() == 0
     assert "hash ok" in str(root.get_by_test_id("hash-status").text_content())
     assert "totalTokens" in str(root.get_by_test_id("usage").text_content())
+
+
+# Order of what the page paints after a jump: each chart class change, each animation frame, each table redraw.
+PAINT_ORDER = """(root) => {
+    window.__aeOrder = [];
+    const note = (what) => window.__aeOrder.push(what);
+    new MutationObserver(() => note("chart")).observe(root.querySelector("svg.ae-svg"),
+        { attributes: true, attributeFilter: ["class"], subtree: true });
+    new MutationObserver(() => note("table")).observe(root.querySelector(".ae-events tbody"), { childList: true });
+    const tick = () => { note("frame"); if (window.__aeOrder.length < 400) requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+}"""
+
+
+def test_a_jump_paints_the_highlight_before_the_table_page(nb: NotebookPage) -> None:
+    """Issue 23's frames on time: a jump to another page of a long log sends the frame and the table's page;
+    the chart's highlight changes and is painted (an animation frame passes) before the rows are rebuilt, so
+    the table's redraw never holds the highlight back."""
+    from playwright.sync_api import expect
+
+    root = nb.widget(3)
+    root.scroll_into_view_if_needed()
+    expect(root.get_by_test_id("verify-status")).to_have_text("verified", timeout=60_000)
+    for target in (4321, 1234, 3000):
+        root.evaluate(PAINT_ORDER)
+        root.get_by_test_id("slider").evaluate(
+            """(el, i) => { el.value = String(i); el.dispatchEvent(new Event("input", {bubbles: true}));
+                            el.dispatchEvent(new Event("change", {bubbles: true})); }""",
+            target,
+        )
+        expect(root.locator(f'tr.ae-row.current[data-index="{target}"]')).to_have_count(1)
+        order = list(nb.page.evaluate("() => window.__aeOrder"))
+        assert "chart" in order and "table" in order, order
+        chart, table = order.index("chart"), order.index("table")
+        assert chart < table and "frame" in order[chart:table], (target, order[: table + 1])
 
 
 def test_a_hostile_event_type_and_keys_stay_text_everywhere(
