@@ -17,10 +17,10 @@ __all__ = ["add_samples_arguments", "samples_command"]
 
 
 def add_samples_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..samples.generate import GENERATED_FILES, STORE_FILE
+    from ..samples.generate import GENERATED_FILES, SQLITE_FILES
     from ..samples.shipped import GOLDEN_FILES
 
-    generated = ", ".join(f"{name} (with its -wal and -shm)" if name == STORE_FILE else name for name in GENERATED_FILES)
+    generated = ", ".join(f"{name} (with its -wal and -shm)" if name in SQLITE_FILES else name for name in GENERATED_FILES)
     parser.add_argument("--dir", type=Path, default=None,
                         help="the sample_logs folder to write (default: the checkout's, else a per-user folder)")
     parser.add_argument("--force", action="store_true",

@@ -40,6 +40,7 @@ LONG_RUN_FILE = "inbox_long.jsonl"
 STORE_FILE = "samples.db"
 TRIAGE_FILE = "triage.db"
 GENERATED_FILES = (LONG_RUN_FILE, STORE_FILE, TRIAGE_FILE)
+SQLITE_FILES = (STORE_FILE, TRIAGE_FILE)  # stores: a -wal with commits beside one means it is not as written
 #: Written last, so a folder with a current stamp holds complete files.
 STAMP = ".generated.json"
 _LOCK = ".samples.lock"
@@ -68,7 +69,7 @@ def ensure_samples(
     shipped logs (and they are still there); otherwise writes them (a few seconds), each atomically, under a
     lock so two notebooks opening at once do the work once. A file it would replace that its manifest does not
     prove it wrote is kept: nothing is written and an AgentError (code `file-exists`) names it. `force` rewrites
-    every file regardless, replacing such files too (`samples.db` with its `-wal`/`-shm`, `inbox_long.jsonl`
+    every file regardless, replacing such files too (`samples.db` and `triage.db` with their `-wal`/`-shm`, `inbox_long.jsonl`
     and the shipped logs' names). `source` is where the committed logs come from (default: the shipped ones);
     `tickets` shortens the long run (for tests).
     """
@@ -97,6 +98,7 @@ def ensure_samples(
         files = run_sync(_generate(out, count))
         written[LONG_RUN_FILE] = files[LONG_RUN_FILE]["sha256"]
         written[STORE_FILE] = _sha256(out / STORE_FILE)
+        written[TRIAGE_FILE] = _sha256(out / TRIAGE_FILE)
         _write_json(out / STAMP, {"format": _FORMAT, "key": key, "tickets": count, "files": files,
                                   "written": dict(sorted(written.items()))})
     return out
@@ -165,7 +167,7 @@ def _proven_ours(out: Path, stamp: dict[str, Any]) -> dict[str, str]:
         path = out / name
         if path.is_symlink() or not path.is_file():
             continue
-        if name == STORE_FILE and _has_commits(_side(path, "-wal")):
+        if name in SQLITE_FILES and _has_commits(_side(path, "-wal")):
             continue  # commits not yet in the main file: its digest cannot vouch for them
         digest = _sha256(path)
         if recorded.get(name) == digest:

@@ -102,8 +102,10 @@ def test_a_missing_or_stale_file_of_its_own_is_written_again(tmp_path: Path, dam
     elif damage == "stale-stamp":
         (tmp_path / STAMP).write_text(json.dumps({**stamp, "key": "made by an older version"}))
     else:  # a folder written before the manifest: the long run's digest and the store's threads prove them ours
-        legacy = {"format": 1, "key": "older", "tickets": stamp["tickets"], "files": stamp["files"]}
+        files = {name: record for name, record in stamp["files"].items() if name != "triage.db"}
+        legacy = {"format": 1, "key": "older", "tickets": stamp["tickets"], "files": files}
         (tmp_path / STAMP).write_text(json.dumps(legacy))
+        (tmp_path / "triage.db").unlink()  # the generator of format 1 wrote no triage store
     assert len(_generate(tmp_path)) == 1
     assert (tmp_path / "inbox_long.jsonl").read_bytes() == good_log
     assert _threads(tmp_path / "samples.db") == good_threads
