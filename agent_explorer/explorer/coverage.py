@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import AgentError
 from ..eventlog.fold import fold
 from ..fleet import BatchContext, map_batches, read_threads, without_cyclic_gc
-from .graph import initial_edge, iter_nodes, iter_transition_ids, transition_label
+from .statechart import initial_edge, iter_nodes, iter_transition_ids, transition_label
 
 __all__ = ["BatchCounts", "Coverage", "coverage_batch", "coverage_of", "coverage_of_store", "initial_edges"]
 

@@ -17,8 +17,8 @@ from ..engine.values import value_text
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
 from ..runtime.effects import completion_site
-from .graph import active_state_ids, iter_nodes
 from .protocol import RecordingSideView
+from .statechart import active_state_ids, iter_nodes
 
 __all__ = ["EVIDENCE_HORIZON", "RecordingSide", "RecordingView"]
 
