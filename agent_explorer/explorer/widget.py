@@ -276,12 +276,12 @@ class Explorer(anywidget.AnyWidget):
             self._cursor.grown()
             self._lineage.draw()  # the tree shows each line's length
         self._verification.show_line(line)
+        self._table.refresh()  # before the cursor moves: the move then pages the table onto the new tail
         if index is not None:
             if self.index == index:
                 self._cursor.redraw()
             else:
                 self.index = index
-        self._table.refresh()
 
     def _jump_to_tail(self) -> None:
         if self._view.line is not self._view.root:

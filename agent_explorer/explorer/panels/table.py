@@ -73,11 +73,18 @@ class TablePanel(Panel):
         self.show_page(position, limit, type_filter, text)  # the page holding it (the last page is full)
 
     def refresh(self) -> None:
-        """Redraw the current page (rows changed: divergence flags, new entries)."""
+        """Redraw the current page (rows changed: divergence flags, new entries), keeping the cursor's row on it
+        when it was. Why the second step: the last page starts wherever it must to end at the last row (offset
+        901 of 1,001 rows), and redrawing that offset re-aligns it to a page boundary (900), one row short of
+        the cursor at the tail; a followed run redraws after every batch, so the table fell a page behind."""
         current = self.traits.get("table")
+        cursor = self._cursor()
+        showed_cursor = any(row.get("index") == cursor for row in current.get("rows") or [])
         type_filter, text = self._query()
         self.show_page(int(current.get("offset", 0)), int(current.get("limit", self.view.page_size)),
                        type_filter, text)
+        if showed_cursor:
+            self.follow(cursor)
 
     def set_divergent(self, indices: Iterable[int]) -> None:
         divergent = frozenset(indices)
