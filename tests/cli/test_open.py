@@ -172,14 +172,18 @@ def test_the_sample_workspace_copies_notebooks_and_keeps_your_edits(tmp_path: Pa
 
 
 def test_open_log_serves_the_written_notebook(project: Any) -> None:
-    """JupyterLab answers on the printed URL with the notebook written for the log."""
+    """JupyterLab answers on the printed URL with the notebook written for the log, without the "get Jupyter
+    news?" toast (a default of the served lab only: the user's own settings folder is left as it was)."""
     pytest.importorskip("jupyterlab")
     folder, _marker, entries = project
     write_log(folder / "run.jsonl", entries)
+    user_settings = folder.parent / "user-lab-settings"  # the user's own JupyterLab settings, none written yet
+    user_settings.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "agent_explorer.cli", "open", "run.jsonl", "--machine", REF, "--no-browser",
          "--port", "18951", "--dir", "notebooks"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=folder,
+        env={**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(user_settings)},
     )
     try:
         assert process.stdout is not None
@@ -203,6 +207,16 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
                 time.sleep(0.5)
         source = "".join(c["source"] for c in notebook["content"]["cells"] if c["cell_type"] == "code")
         assert literals(source)["LOG"] == str((folder / "run.jsonl").resolve())
+        # The page asks "get Jupyter news?" when the setting it composes (the user's value, else the schema's
+        # default) is "none", JupyterLab's own default; the served lab's default is "false".
+        settings = url.replace("/lab/tree/explore_run.ipynb",
+                               "/lab/api/settings/@jupyterlab/apputils-extension:notification")
+        with urllib.request.urlopen(settings, timeout=10) as response:
+            answer = json.loads(response.read())
+        defaults = {key: spec["default"] for key, spec in answer["schema"]["properties"].items()}
+        assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False
+        assert answer["settings"] == {}  # nothing set in the user's name: a choice they make still wins
+        assert list(user_settings.rglob("*")) == []
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
