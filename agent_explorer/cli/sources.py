@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import AgentError
+from ..plural import plural
 from ..stores.portal import run_sync
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ async def _require_empty_thread(store: Any, dest: LogSource) -> None:
     length = await store.length(dest.thread_id)
     if length:
         raise AgentError(
-            f"thread {dest.thread_id!r} in {dest.store_url} already has {length} entries; import into a new thread id",
+            f"thread {dest.thread_id!r} in {dest.store_url} already has {plural(length, 'entry', 'entries')}; import into a new thread id",
             code="thread-not-empty",
         )
 

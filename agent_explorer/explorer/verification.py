@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..plural import plural
 from .wire import jsonable
 
 __all__ = ["VerificationSummary"]
@@ -33,7 +34,7 @@ class VerificationSummary:
         """A fold still on its way: what it found so far, and how far it got."""
         summary = cls.from_report(report)
         summary.status = "pending"
-        summary.message = f"verified {getattr(report, 'entries', 0):,} of {total:,} entries so far"
+        summary.message = f"verified {getattr(report, 'entries', 0):,} of {plural(total, 'entry', 'entries', thousands=True)} so far"
         return summary
 
     @classmethod

@@ -2,7 +2,7 @@
 // The header and the notices under it: machine, version, thread and line on view; the verification chip; the
 // cursor's position; the divergence banner; where `compare_with` parts from this machine. Drawn as text.
 
-import { formatNumber, h, replace } from "./dom.js";
+import { formatNumber, h, plural, replace } from "./dom.js";
 import { drawBanner, drawMachines, drawStatusChip } from "./notices.js";
 
 /**
@@ -33,7 +33,7 @@ export function mountHeader(ctx) {
   /** @param {number} i */
   function drawPosition(i) {
     position.textContent = `index ${formatNumber(i)} / ${formatNumber(ctx.last())}`;
-    position.title = `entry ${formatNumber(i)} of indices 0–${formatNumber(ctx.last())} (${formatNumber(ctx.last() + 1)} entries)`;
+    position.title = `entry ${formatNumber(i)} of indices 0–${formatNumber(ctx.last())} (${plural(ctx.last() + 1, "entry", "entries")})`;
   }
 
   function drawVerification() {

@@ -3,7 +3,7 @@
 // branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
 // traitlet's payload into its element, as text.
 
-import { formatNumber, h, replace, shortHash } from "./dom.js";
+import { formatNumber, h, plural, replace, shortHash } from "./dom.js";
 
 /** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
 /** @param {HTMLElement} status @param {import("./protocol").Traits["verification"]} v */
@@ -98,8 +98,8 @@ export function drawComparison(panel, c, length, setIndex) {
   const nameB = (c.branch && c.branch.name) || "the branch";
   const summary =
     c.index === null || c.index === undefined
-      ? h("div", {}, `${cap(nameB)} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and ${nameA} (${formatNumber(c.lengthA)} entries) reach the same states.`)
-      : h("div", {}, `${cap(nameA)} (${formatNumber(c.lengthA)} entries) and ${nameB} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+      ? h("div", {}, `${cap(nameB)} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) and ${nameA} (${plural(c.lengthA, "entry", "entries")}) reach the same states.`)
+      : h("div", {}, `${cap(nameA)} (${plural(c.lengthA, "entry", "entries")}) and ${nameB} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
   const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
   const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
   const lane = (label, count, testid) =>
@@ -114,7 +114,7 @@ export function drawComparison(panel, c, length, setIndex) {
         c.forkedAt !== null && c.forkedAt !== undefined ? h("span", { class: "ae-lane-mark fork", style: `left:${pct(c.forkedAt)}`, title: `fork: entries before ${c.forkedAt} are shared` }) : null,
         c.index !== null && c.index !== undefined ? h("span", { class: "ae-lane-mark diff", style: `left:${pct(c.index)}`, title: `first difference: ${c.index}` }) : null,
       ),
-      h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(count)} entries`),
+      h("span", { class: "ae-muted ae-lane-len" }, plural(count, "entry", "entries")),
     );
   const lanes = h("div", { class: "ae-lanes" }, lane(nameA, c.lengthA || 0, "lane-run"), lane(nameB === "the branch" ? "branch" : nameB, c.lengthB || 0, "lane-branch"));
   const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));

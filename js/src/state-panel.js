@@ -3,7 +3,7 @@
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
 
-import { formatNumber, formatRecorded, h, replace, shortHash } from "./dom.js";
+import { formatNumber, formatRecorded, h, plural, replace, shortHash } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
 function section(label, ...content) {
@@ -93,7 +93,7 @@ export class StatePanel {
       const pct = Math.floor((100 * (f.built || 0)) / Math.max(1, f.length || 1));
       replace(
         stateBody,
-        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${formatNumber(f.length || 0)} entries folded (${pct}%)`)),
+        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${plural(f.length || 0, "entry", "entries")} folded (${pct}%)`)),
         section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
       );
       return false;

@@ -4,7 +4,7 @@
 // `ex.usage()` runs or "ledger" is pressed) the plot draws one line per model plus compared branches
 // (dashed), and a table lists tokens (and cost) per state the machine was in. Data is drawn as text.
 
-import { formatNumber, h, replace, s } from "./dom.js";
+import { formatNumber, h, plural, replace, s } from "./dom.js";
 
 const W = 240;
 const H = 48;
@@ -150,7 +150,7 @@ export class UsagePanel {
     }
     if (rows.length === 2) {
       const whole = this.series.length ? this.series[this.series.length - 1][1] : 0;
-      rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${formatNumber(whole)} tokens in all)` : "nothing spent in this run"));
+      rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${plural(whole, "token")} in all)` : "nothing spent in this run"));
     }
     replace(this.totals, rows);
     this.placeCursor(index);
