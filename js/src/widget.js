@@ -22,8 +22,10 @@ import { ComposerPanel } from "./composer.js";
 
 /**
  * @param {{model: import("./protocol").Model, el: HTMLElement}} props
+ * @param {{ kernel?: boolean }} [options] `kernel: false` for the static export: nothing there can compose, so no
+ *   composer is drawn (its button could only say "needs a running kernel").
  */
-function render({ model, el }) {
+function render({ model, el }, { kernel = true } = {}) {
   const ctx = createContext(model);
   const { on } = ctx;
 
@@ -42,7 +44,7 @@ function render({ model, el }) {
   graphPanel.insertBefore(recording.legend, graphPanel.firstChild);
   const search = new SearchPanel(model, ctx.setIndex);
   const lineage = new LineagePanel(model); // the lines (recording + branches) beside the slider
-  const composer = new ComposerPanel(model);
+  const composer = kernel ? new ComposerPanel(model) : null;
 
   const root = h(
     "div",
@@ -53,7 +55,7 @@ function render({ model, el }) {
     controls.el,
     lineage.el,
     h("div", { class: "ae-main" }, graphPanel, state.el),
-    composer.el,
+    composer ? composer.el : null,
     comparePanel,
     h("div", { class: "ae-bottom" }, table.el, usage.el),
     search.el,
@@ -94,7 +96,7 @@ function render({ model, el }) {
   on("change:search_results", () => search.draw(model.get("search_results"), model.get("index")));
   on("change:usage_ledger", () => usage.drawLedger(model.get("usage_ledger")));
   on("change:lineage", () => lineage.draw(model.get("lineage"), model.get("index")));
-  on("change:composer", () => composer.draw(model.get("composer")));
+  if (composer) on("change:composer", () => composer.draw(model.get("composer")));
 
   el.classList.add("ae-host");
   el.appendChild(root);
@@ -126,7 +128,7 @@ function render({ model, el }) {
  * @param {any} data @param {HTMLElement} el
  */
 export function renderStatic(data, el) {
-  return render({ model: /** @type {any} */ (createStaticModel(data)), el });
+  return render({ model: /** @type {any} */ (createStaticModel(data)), el }, { kernel: false });
 }
 
 /** The static page's search and table filter over exported data (the page itself uses them; tests compare them
