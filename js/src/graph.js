@@ -23,6 +23,9 @@ const MAX_SCALE = 1.1; // a small chart is not blown up past this (13 pt state l
 const FOCUS_SCALE = 0.9; // a chart too large to read whole opens at this zoom around the active states
 const STAGE_MIN = 300; // px heights the drawing area may take
 const STAGE_MAX = 560;
+// px of the widget outside the drawing area by default (header, slider, composer, table, search, a banner): the
+// chart's default height leaves that much of the window, so the widget opens no taller than the window.
+const RESERVED = 600;
 const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
 const PAD = 8; // chart points of margin round the drawing
 const DIRECTIONS = ["TB", "LR"];
@@ -49,16 +52,22 @@ function extentOf(svg) {
   return [x - PAD, y - PAD, w + 2 * PAD, hgt + 2 * PAD];
 }
 
-/** Screen px per chart point that shows all of `box` in `width` px and at most STAGE_MAX px of height. */
+/** The tallest default drawing area: STAGE_MAX, less in a window too short to hold it and the rest of the widget. */
+function stageMax() {
+  const windowHeight = typeof window === "undefined" ? 0 : window.innerHeight;
+  return windowHeight ? Math.max(STAGE_MIN, Math.min(STAGE_MAX, windowHeight - RESERVED)) : STAGE_MAX;
+}
+
+/** Screen px per chart point that shows all of `box` in `width` px and at most stageMax() px of height. */
 function wholeScale(box, width) {
-  return Math.min(width / box[2], STAGE_MAX / box[3], MAX_SCALE);
+  return Math.min(width / box[2], stageMax() / box[3], MAX_SCALE);
 }
 
 /** The direction to keep: the larger readable drawing first, then the one that fills its panel best. */
 function pickLayout(layouts, width) {
   const rated = layouts.map((layout) => {
     const scale = wholeScale(layout.box, width);
-    const stage = Math.min(STAGE_MAX, Math.max(STAGE_MIN, layout.box[3] * scale));
+    const stage = Math.min(stageMax(), Math.max(STAGE_MIN, layout.box[3] * scale));
     const filled = (layout.box[2] * scale * layout.box[3] * scale) / (width * stage);
     return { layout, size: Math.round(Math.min(scale, COMFORT_SCALE) * 30), filled };
   });
@@ -182,8 +191,8 @@ export class GraphPanel {
     const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
     if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
     const scale = wholeScale(this.box, width);
-    const wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
-    const stage = Math.round(Math.min(STAGE_MAX, Math.max(STAGE_MIN, wanted)));
+    const wanted = scale >= this.readScale ? this.box[3] * scale : stageMax();
+    const stage = Math.round(Math.min(stageMax(), Math.max(STAGE_MIN, wanted)));
     const chrome = this.el.offsetHeight - this.stage.clientHeight; // the head row and borders
     this.autoHeight = `${stage + chrome}px`;
     this.el.style.height = this.autoHeight;
