@@ -38,7 +38,7 @@ function readForm(choice, inputs) {
       try {
         event[field.name] = JSON.parse(input.value);
       } catch (error) {
-        return { error: `${field.name}: not valid JSON (${error.message})` };
+        return { error: `${field.name}: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
       }
     }
   }
@@ -117,14 +117,14 @@ export class ComposerPanel {
     replace(this.title, ` at index ${c.index ?? "?"} · `, h("code", {}, c.state ?? ""), c.status && c.status !== "active" ? ` (${c.status})` : "", ` · sending ${where}`);
     const choices = c.choices || [];
     this.decisions = c.decisions || [];
-    const justSent = !!(c.sent && this.sentShown !== c.sent.nonce);
-    if (justSent) {
+    const sent = c.sent && this.sentShown !== c.sent.nonce ? c.sent : null;
+    if (sent) {
       // Sent: the form starts over at the new index (no event chosen, no check of the one just sent).
       this.chosen = null;
       this.pending = null;
       this.check.cancel();
       this.choicesIndex = undefined;
-      this.sentAt = { line: c.sent.line, index: c.sent.index };
+      this.sentAt = { line: sent.line, index: sent.index };
     }
     if (this.sentAt && (this.sentAt.line !== c.line || this.sentAt.index !== c.index)) {
       this.sentAt = null; // the note belongs to the position it was sent from
@@ -141,15 +141,15 @@ export class ComposerPanel {
       this.drawChoices(choices);
     }
     if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
-    if (justSent) {
-      this.sentShown = c.sent.nonce;
-      let sentText = c.sent.event === undefined ? "" : JSON.stringify(c.sent.event);
+    if (sent) {
+      this.sentShown = sent.nonce;
+      let sentText = sent.event === undefined ? "" : JSON.stringify(sent.event);
       if (sentText.length > SENT_TEXT_CAP) sentText = `${sentText.slice(0, SENT_TEXT_CAP - 1)}…`;
       replace(
         this.sentEl,
-        h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"),
+        h("span", { class: `ae-chip ${sent.ignored ? "pending" : "ok"}` }, sent.ignored ? "sent, ignored" : "sent"),
         " ",
-        `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`,
+        `${sent.message} · now viewing ${sent.line}, index ${sent.index}`,
         sentText ? h("code", { class: "ae-compose-sent-event", "data-testid": "composer-sent-event", title: sentText }, sentText) : null,
       );
     }

@@ -125,7 +125,7 @@ export class GraphPanel {
         return { rankdir, svg, box: extentOf(svg) };
       });
     } catch (error) {
-      replace(this.stage, h("pre", { class: "ae-error-text" }, `Could not draw the statechart: ${error?.message ?? error}`));
+      replace(this.stage, h("pre", { class: "ae-error-text" }, `Could not draw the statechart: ${error instanceof Error ? error.message : String(error)}`));
       return;
     }
     const chosen = pickLayout(layouts, this.stage.clientWidth || this.el.clientWidth || FALLBACK_WIDTH);
@@ -182,8 +182,9 @@ export class GraphPanel {
     this.fitLabels();
     this.sizePanel(width);
     // Too large to read whole: focus the active states (once they are known, see highlight).
-    this.wantsFocus = this.fitScale() < this.readScale && !this.focus();
-    if (this.fitScale() >= this.readScale || this.wantsFocus) this.fit();
+    const fitScale = this.fitScale() ?? 0; // laid out (checked above), so a number
+    this.wantsFocus = fitScale < this.readScale && !this.focus();
+    if (fitScale >= this.readScale || this.wantsFocus) this.fit();
   }
 
   /** Height for the drawing area: the chart's height at the scale its width allows, within limits. */

@@ -49,7 +49,7 @@ export function mountHeader(ctx) {
     const bad = !!(f.hash && f.hash.ok === false);
     here.hidden = !bad;
     here.textContent = bad ? "recorded ≠ replayed here" : "";
-    here.title = bad ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
+    here.title = bad && f.hash ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
   }
 
   /** A followed run: that it is live, when the writer last appended (clock time and how long ago, kept

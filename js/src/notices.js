@@ -38,7 +38,7 @@ export function drawBanner(banner, v, setIndex) {
   const d = v.detail || /** @type {Partial<import("./protocol").DivergenceDetail>} */ ({});
   const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
   const more = Math.max(0, (v.count || 0) - 1);
-  const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
+  const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first ?? 0) }, `Jump to ${v.first}`);
   const parts = [
     h("strong", {}, `Replay diverges at index ${v.first}`),
     eventType ? [" on ", h("code", {}, eventType)] : null,
@@ -66,7 +66,7 @@ export function drawMachines(panel, machines, info, setIndex) {
     const took = (/** @type {string[] | undefined} */ ids) => (ids && ids.length ? ids.join(", ") : "no transition");
     replace(
       panel,
-      h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
+      h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index ?? 0) }, `Jump to ${machines.index}`)),
       machines.transitionsBefore ? h("div", { class: "ae-muted", "data-testid": "machines-took" }, `there the recording took ${took(machines.transitionsBefore)}; the replay took ${took(machines.transitionsAfter)}`) : null,
       diffList(machines.diff, ["recording", "replay"]),
     );
@@ -78,6 +78,7 @@ function cap(text) {
 }
 
 /** A state diff, one change per row: path, the first side's value → the second's (`sides` labels them). */
+/** @param {any} diff @param {string[] | null} [sides] */
 function diffList(diff, sides = null) {
   return h(
     "ul",
@@ -99,7 +100,7 @@ export function drawComparison(panel, c, length, setIndex) {
   const summary =
     c.index === null || c.index === undefined
       ? h("div", {}, `${cap(nameB)} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) and ${nameA} (${plural(c.lengthA, "entry", "entries")}) reach the same states.`)
-      : h("div", {}, `${cap(nameA)} (${plural(c.lengthA, "entry", "entries")}) and ${nameB} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+      : h("div", {}, `${cap(nameA)} (${plural(c.lengthA, "entry", "entries")}) and ${nameB} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index ?? 0) }, `Jump to ${c.index}`) : null);
   const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
   const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
   const lane = (label, count, testid) =>

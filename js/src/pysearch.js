@@ -296,6 +296,7 @@ export function searchCorpus(corpus, query) {
 }
 
 /** search.py `search_page`: one page of hits (the `search_results` traitlet without marks). */
+/** @param {any[]} hits @param {any} query @param {number} [offset] @param {string | null} [error] */
 export function searchPage(hits, query, offset = 0, error = null) {
   const at = Math.max(0, Math.min(Math.trunc(Number(offset) || 0), Math.max(0, hits.length - 1)));
   return {

@@ -60,7 +60,7 @@ export class SearchPanel {
       this.scope.value = q.scope || "both";
     }
     const hits = r.hits || [];
-    this.prev.disabled = !(r.offset > 0);
+    this.prev.disabled = !((r.offset || 0) > 0);
     this.next.disabled = !((r.offset || 0) + hits.length < (r.total || 0));
     if (r.pending) {
       this.summary.textContent = `searching… ${Math.round((r.progress || 0) * 100)}%`;

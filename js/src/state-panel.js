@@ -58,6 +58,7 @@ function significant(x, digits) {
  */
 function bothSides(f, hashChip) {
   const r = f.recording;
+  if (!r) return null; // drawn only at an index with the recording's side (the caller checks)
   const recorded = r.source === "recorder" ? r.valueText ?? "" : r.active.length ? r.active[r.active.length - 1].split(".").pop() : "unknown";
   return h(
     "div",
@@ -127,7 +128,7 @@ export class StatePanel {
       ),
     );
     blocks.push(...pendingSections(f, i, this.jump));
-    if ((f.effects || []).length) {
+    if (f.effects && f.effects.length) {
       // What a host resuming here would still have to do (the step path's replay): model calls, tasks, timers.
       blocks.push(section("still owed", h("ul", { class: "ae-list", "data-testid": "effects", title: "What a host resuming after this entry owes (steps.replay)" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
     }

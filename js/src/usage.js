@@ -49,7 +49,7 @@ export class UsagePanel {
 
   /** @param {import("./protocol").Traits["usage_ledger"]} ledger */
   drawLedger(ledger) {
-    this.ledger = ledger && ledger.series ? ledger : null;
+    this.ledger = ledger && ledger.series ? /** @type {import("./protocol").UsageLedgerView} */ (ledger) : null;
     this.drawPlot();
     if (!this.ledger) {
       replace(this.legend);
@@ -117,8 +117,9 @@ export class UsagePanel {
     if (!this.svg || index === null || index === undefined) return;
     const at = this.xOf(index);
     if (!this.cursor) {
-      this.cursor = s("line", { x1: at, x2: at, y1: 0, y2: H, class: "ae-spark-cursor" });
-      this.svg.appendChild(this.cursor);
+      const cursor = s("line", { x1: at, x2: at, y1: 0, y2: H, class: "ae-spark-cursor" });
+      this.cursor = cursor;
+      this.svg.appendChild(cursor);
     } else {
       this.cursor.setAttribute("x1", at);
       this.cursor.setAttribute("x2", at);
