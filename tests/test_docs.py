@@ -278,10 +278,12 @@ def _protocol_type(tp: object) -> str:
     import types
     import typing
 
+    from typing_extensions import is_typeddict
+
     from agent_explorer.explorer.protocol import _ts
 
     args = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
-    named = [a.__name__ for a in args if isinstance(a, type) and typing.is_typeddict(a)]
+    named = [a.__name__ for a in args if isinstance(a, type) and is_typeddict(a)]
     if named:
         return ", ".join(f"`{name}`" for name in named)
     text = re.sub(r"\bnumber \| number\b", "number", _ts(tp, set()))

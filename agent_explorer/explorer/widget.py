@@ -28,6 +28,7 @@ from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
 from .export import export_html
 from .graph import build_graph
+from .messages import error_reply, parse_message
 from .panels.base import Handler, Panel, Traits, View
 from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
@@ -352,11 +353,14 @@ class Explorer(anywidget.AnyWidget):
         )
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if not isinstance(content, Mapping):
+        """Every message from the front end: checked against its protocol shape once, here (a bad one is answered
+        with an `error` reply, not a KeyError in a panel), then handed to the one panel that answers its kind."""
+        try:
+            message = parse_message(content)
+        except AgentError as error:
+            self.send(error_reply(error, content))
             return
-        handler = self._handlers.get(str(content.get("kind")))
-        if handler is not None:
-            handler(content)
+        self._handlers[message["kind"]](message)
 
     # -- verification -----------------------------------------------------------------------------------------
 

@@ -45,12 +45,15 @@ function render({ model, el }, { kernel = true } = {}) {
   const search = new SearchPanel(model, ctx.setIndex);
   const lineage = new LineagePanel(model); // the lines (recording + branches) beside the slider
   const composer = kernel ? new ComposerPanel(model) : null;
+  // A message the kernel could not take (explorer/messages.py answers it with an `error` reply): said, not dropped.
+  const refused = h("div", { class: "ae-muted ae-bad-text", "data-testid": "message-error", role: "status", hidden: true });
 
   const root = h(
     "div",
     { class: "ae-root", tabindex: 0, "data-lm-suppress-shortcuts": "true", "aria-label": "Agent run explorer" },
     header.el,
     header.banner,
+    refused,
     header.machines,
     controls.el,
     lineage.el,
@@ -97,6 +100,11 @@ function render({ model, el }, { kernel = true } = {}) {
   on("change:usage_ledger", () => usage.drawLedger(model.get("usage_ledger")));
   on("change:lineage", () => lineage.draw(model.get("lineage"), model.get("index")));
   if (composer) on("change:composer", () => composer.draw(model.get("composer")));
+  on("msg:custom", (/** @type {import("./protocol").Reply} */ reply) => {
+    if (!reply || reply.kind !== "error") return;
+    refused.hidden = false;
+    refused.textContent = `The kernel refused a ${reply.about ?? "widget"} message: ${reply.message}`;
+  });
 
   el.classList.add("ae-host");
   el.appendChild(root);

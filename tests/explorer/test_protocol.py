@@ -74,3 +74,48 @@ def test_the_front_end_type_checks_against_the_protocol(tmp_path: Path) -> None:
     (copy / "src" / "protocol.d.ts").write_text(renamed, encoding="utf-8")
     broken = _tsc(copy / "src")
     assert broken.returncode != 0 and "valueText" in broken.stdout, broken.stdout
+
+
+# -- incoming messages are checked once, where they arrive ---------------------------------------------------
+
+
+def _replies(ex: Explorer, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    sent: list[Any] = []
+    monkeypatch.setattr(ex, "send", lambda content, buffers=None: sent.append(content))
+    return sent
+
+
+@pytest.mark.parametrize(("content", "about", "says"), [
+    ({"kind": "table", "offset": "x", "limit": 100, "type": "", "text": ""}, "table", "offset"),
+    ({"kind": "table", "offset": 0, "limit": True}, "table", "limit"),  # a bool is no page size
+    ({"kind": "search-page"}, "search-page", "offset: Field required"),
+    ({"kind": "checkout", "branch": 3}, "checkout", "branch"),
+    ({"kind": "compose-send", "event": "APPROVE"}, "compose-send", "event"),
+    ({"kind": "live-drawn", "seq": "7"}, "live-drawn", "seq"),
+    ({"kind": "no-such-kind"}, "no-such-kind", "unknown widget message kind"),
+    ({"offset": 3}, None, "unknown widget message kind"),
+    (["table"], None, "JSON object"),
+])
+def test_a_message_that_does_not_fit_its_shape_is_answered_with_an_error(
+    machine: Any, entries: Any, monkeypatch: pytest.MonkeyPatch, content: Any, about: str | None, says: str
+) -> None:
+    ex = Explorer(machine, entries, page_size=4)
+    replies = _replies(ex, monkeypatch)
+    table, search = ex.table, ex.search_results
+    ex._on_message(ex, content, [])  # used to raise ValueError / TypeError / KeyError inside a panel
+    assert len(replies) == 1
+    reply = replies[0]
+    assert reply["kind"] == "error" and reply["about"] == about and reply["code"] == "invalid-widget-message"
+    assert says in reply["message"]
+    assert ex.table == table and ex.search_results == search  # nothing was half-done
+
+
+def test_a_message_that_fits_is_answered_by_its_panel_and_gets_no_error(
+    machine: Any, entries: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ex = Explorer(machine, entries, page_size=4)
+    replies = _replies(ex, monkeypatch)
+    ex._on_message(ex, {"kind": "table", "offset": 4, "limit": 4, "type": "", "text": ""}, [])
+    ex._on_message(ex, {"kind": "search", "text": "TICK"}, [])  # the fields with a default may be left out
+    assert replies == []
+    assert ex.table["offset"] == 4 and ex.search_results["total"] >= 1
