@@ -13,6 +13,7 @@ from typing import Any
 
 import graphviz
 
+from .protocol import Graph
 from .statechart import (
     active_state_ids,
     child_states,
@@ -97,7 +98,7 @@ class StatechartGraph:
         default_factory=dict
     )  # transition id -> the line naming it, on a state's shared self-loop (see _Builder._loop_into)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Graph:
         return {
             "dot": self.dot,
             "nodes": self.nodes,

@@ -18,6 +18,7 @@ from ..errors import AgentError
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
 from ..fleet import BatchContext, map_batches, read_threads
 from .prices import Prices, record_cost
+from .protocol import UsageLedgerView
 
 __all__ = ["StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
 
@@ -337,7 +338,7 @@ class UsageLedger(Mapping[str, Any]):
         frame.loc["(all)"] = frame.sum()
         return frame
 
-    def to_json(self, max_points: int = 240) -> dict[str, Any]:
+    def to_json(self, max_points: int = 240) -> UsageLedgerView:
         """The widget's view: per-model cumulative series (down-sampled), per-state sums, per-model totals."""
         rows = self.rows()
         series: dict[str, list[list[float | int]]] = {}

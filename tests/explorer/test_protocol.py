@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -119,3 +120,49 @@ def test_a_message_that_fits_is_answered_by_its_panel_and_gets_no_error(
     ex._on_message(ex, {"kind": "search", "text": "TICK"}, [])  # the fields with a default may be left out
     assert replies == []
     assert ex.table["offset"] == 4 and ex.search_results["total"] >= 1
+
+
+# -- payloads are typed at the Python end too -------------------------------------------------------------------
+
+GOOD = '''
+from agent_explorer.explorer.panels.base import Traits
+from agent_explorer.explorer.protocol import SearchResults
+from agent_explorer.explorer.table import EventTable
+
+
+def publish(traits: Traits, table: EventTable, query: SearchResults) -> None:
+    page = table.page(0, 10)
+    page["marks"] = [1, 2]
+    traits.set("table", page)
+    traits.set("search_results", query)
+    traits.set("length", 3)
+'''
+
+BAD = '''
+from agent_explorer.explorer.panels.base import Traits
+from agent_explorer.explorer.table import EventTable
+
+
+def publish(traits: Traits, table: EventTable) -> None:
+    page = table.page(0, 10)
+    page["offset"] = "0"  # line 8: a field of the wrong type
+    traits.set("table", {"offset": 0, "limit": 10})  # line 9: a page without its rows
+    traits.set("length", "3")  # line 10: a count as text
+    traits.set("frame", page)  # line 11: a payload on the wrong traitlet
+'''
+
+
+def test_a_payload_of_the_wrong_shape_fails_mypy(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    (tmp_path / "good.py").write_text(GOOD, encoding="utf-8")
+    (tmp_path / "bad.py").write_text(BAD, encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"),
+         "--config-file", str(root / "pyproject.toml"), str(tmp_path / "good.py"), str(tmp_path / "bad.py")],
+        capture_output=True, text=True, cwd=root, timeout=600,
+    )
+    errors = [line for line in out.stdout.splitlines() if ": error:" in line]
+    assert not [line for line in errors if "good.py" in line], out.stdout  # the well-typed writes pass
+    lines = {int(line.split(":")[1]) for line in errors if "bad.py" in line}
+    assert lines == {8, 9, 10, 11}, out.stdout + out.stderr

@@ -35,5 +35,7 @@ class CoveragePanel(Panel):
             # Every line once (the recording and each branch), whichever one is on view.
             cov = coverage_of(machine, [line.entries for line in self.view.lines()])
         source = "store" if store is not None else "logs" if logs is not None else "explorer"
-        self.traits.set("coverage_data", {**cov.to_json(), "source": source})
+        data = cov.to_json()
+        data["source"] = source
+        self.traits.set("coverage_data", data)
         return cov

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch, BranchComparison, Lineage, adopt_thread
+from ..protocol import Info
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 
@@ -76,8 +77,10 @@ class LineagePanel(Panel):
             self._show(found)
 
     def _line_changed(self, line: Branch) -> None:
-        self.traits.set("info", {**self.traits.get("info"), "threadId": line.thread_id or self.view.root.thread_id,
-                                 "line": line.name})
+        current: Info = self.traits.get("info")
+        info: Info = {**current, "threadId": line.thread_id or self.view.root.thread_id,
+                      "line": line.name}
+        self.traits.set("info", info)
         self.traits.set("comparison", {})
         self.draw()
 

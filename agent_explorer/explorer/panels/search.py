@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch
+from ..protocol import SearchResults
 from ..search import (
     MARKS_CAP,
     SearchHit,
@@ -95,13 +96,14 @@ class SearchPanel(Panel):
             except AgentError:
                 pass  # the error is on the search_results traitlet, where the panel shows it
             return
-        self.traits.set("search_results", {"query": query.to_json(), "pending": True, "progress": 0.0})
+        started: SearchResults = {"query": query.to_json(), "pending": True, "progress": 0.0}
+        self.traits.set("search_results", started)
 
         def progress(done: int, total: int) -> None:
             if self._generation != generation:
                 raise _Superseded
-            self.traits.set("search_results", {"query": query.to_json(), "pending": True,
-                                               "progress": done / max(1, total)})
+            running: SearchResults = {"query": query.to_json(), "pending": True, "progress": done / max(1, total)}
+            self.traits.set("search_results", running)
 
         def work() -> None:
             try:

@@ -49,7 +49,7 @@ class TablePanel(Panel):
                   text: str | None = None) -> None:
         table = self.view.table
         table.divergent = self._divergent
-        page: dict[str, Any] = dict(table.page(offset, limit or self.view.page_size, type_filter, text))
+        page = table.page(offset, limit or self.view.page_size, type_filter, text)
         hits = table.matches(type_filter, text)
         page["marks"] = [] if hits is None else thin(hits, MARKS_CAP)
         self.traits.set("table", page)
