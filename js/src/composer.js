@@ -11,7 +11,7 @@ const SENT_TEXT_CAP = 240;
 
 function fieldInput(field, value) {
   const id = `ae-f-${field.name}`;
-  if (field.enum && field.enum.length) {
+  if (field.enum?.length) {
     const select = h("select", { class: "ae-input", "data-field": field.name, "aria-label": field.name, id }, field.enum.map((option) => h("option", { value: JSON.stringify(option) }, String(option))));
     select.value = JSON.stringify(value ?? field.enum[0]);
     return select;
@@ -28,7 +28,7 @@ function fieldInput(field, value) {
 function readForm(choice, inputs) {
   const event = { type: choice.type };
   for (const [field, input] of inputs) {
-    if (field.enum && field.enum.length) event[field.name] = JSON.parse(input.value);
+    if (field.enum?.length) event[field.name] = JSON.parse(input.value);
     else if (field.type === "boolean") event[field.name] = input.checked;
     else if (field.type === "string") {
       if (input.value !== "" || field.required) event[field.name] = input.value;
@@ -206,7 +206,7 @@ export class ComposerPanel {
       return;
     }
     const rows = (choice.fields || []).map((field) => {
-      const input = fieldInput(field, (choice.template || {})[field.name]);
+      const input = fieldInput(field, choice.template?.[field.name]);
       input.addEventListener("input", () => this.check());
       input.addEventListener("change", () => this.check());
       this.inputs.push([field, input]);

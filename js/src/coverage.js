@@ -57,7 +57,7 @@ export class CoverageLayer {
       this.marked.push(el);
       // Graphviz wraps a shape that has a tooltip in <a xlink:title>: the hover says how often, too.
       const a = el.querySelector("a");
-      const title = a && a.getAttribute("xlink:title");
+      const title = a?.getAttribute("xlink:title");
       if (title !== null && title !== undefined && !this.tips.has(a)) {
         this.tips.set(a, title);
         a.setAttribute("xlink:title", `${title} · ${never ? `never ${verb}` : `${verb} ${count}×`}`);
@@ -65,10 +65,10 @@ export class CoverageLayer {
     };
     for (const [id, count] of Object.entries(data.states || {})) {
       const el = this.graph.nodes.get(id);
-      if (el) mark(el, (data.stateLevels || {})[id] || 0, count, count === 0, "entered");
+      if (el) mark(el, data.stateLevels?.[id] || 0, count, count === 0, "entered");
     }
     for (const [id, count] of Object.entries(data.transitions || {})) {
-      for (const el of this.graph.edges.get(id) || []) mark(el, (data.transitionLevels || {})[id] || 0, count, count === 0, "taken");
+      for (const el of this.graph.edges.get(id) || []) mark(el, data.transitionLevels?.[id] || 0, count, count === 0, "taken");
     }
     const never = data.neverTaken || [];
     const labels = (this.model.get("graph")).labels || {};

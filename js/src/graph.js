@@ -48,7 +48,7 @@ function sanitize(svg) {
 /** The drawing's extent [x, y, w, h] in chart points, with a margin. */
 function extentOf(svg) {
   const vb = svg.viewBox?.baseVal;
-  const [x, y, w, hgt] = vb && vb.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
+  const [x, y, w, hgt] = vb?.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
   return [x - PAD, y - PAD, w + 2 * PAD, hgt + 2 * PAD];
 }
 
@@ -116,7 +116,7 @@ export class GraphPanel {
 
   /** Lay the chart out (both directions, once) and keep the one that reads larger in this panel. */
   async draw(graph) {
-    if (!graph || !graph.dot) return;
+    if (!graph?.dot) return;
     let layouts;
     try {
       const engine = await viz();

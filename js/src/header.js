@@ -72,7 +72,7 @@ export function mountHeader(ctx) {
     const today = at.toDateString() === new Date().toDateString();
     const clock = today ? at.toLocaleTimeString([], { hour12: false }) : at.toLocaleString([], { hour12: false });
     lastSeen.textContent = `last append ${clock} (${ago(Date.now() - at.getTime())})`;
-    lastSeen.title = `the newest entry arrived ${at.toISOString()}` + (l.lastRecordedAt ? `; its recordedAt is ${l.lastRecordedAt}` : "");
+    lastSeen.title = `the newest entry arrived ${at.toISOString()}${l.lastRecordedAt ? `; its recordedAt is ${l.lastRecordedAt}` : ""}`;
   }
 
   function drawLive() {

@@ -63,7 +63,7 @@ export function drawMachines(panel, machines, info, setIndex) {
   } else if (machines.index === null || machines.index === undefined) {
     replace(panel, h("div", {}, `The ${recording} and the ${replay} fold this log to the same states at every index.`));
   } else {
-    const took = (/** @type {string[] | undefined} */ ids) => (ids && ids.length ? ids.join(", ") : "no transition");
+    const took = (/** @type {string[] | undefined} */ ids) => (ids?.length ? ids.join(", ") : "no transition");
     replace(
       panel,
       h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index ?? 0) }, `Jump to ${machines.index}`)),
@@ -96,7 +96,7 @@ export function drawComparison(panel, c, length, setIndex) {
   const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
   // Names of the two lines (the one on view, the one compared) when Python sent them; else the generic words.
   const nameA = c.lineName || "this run";
-  const nameB = (c.branch && c.branch.name) || "the branch";
+  const nameB = (c.branch?.name) || "the branch";
   const summary =
     c.index === null || c.index === undefined
       ? h("div", {}, `${cap(nameB)} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) and ${nameA} (${plural(c.lengthA, "entry", "entries")}) reach the same states.`)
@@ -118,7 +118,7 @@ export function drawComparison(panel, c, length, setIndex) {
       h("span", { class: "ae-muted ae-lane-len" }, plural(count, "entry", "entries")),
     );
   const lanes = h("div", { class: "ae-lanes" }, lane(nameA, c.lengthA || 0, "lane-run"), lane(nameB === "the branch" ? "branch" : nameB, c.lengthB || 0, "lane-branch"));
-  const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
+  const appended = (c.branch?.appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
   const eventText = (e) => (e ? h("code", { title: JSON.stringify(e) }, e.type ?? "?") : h("span", { class: "ae-muted" }, "(ended)"));
   const events =
     c.index !== null && c.index !== undefined && (c.eventA || c.eventB)

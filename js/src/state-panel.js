@@ -95,7 +95,7 @@ export class StatePanel {
       replace(
         stateBody,
         h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${plural(f.length || 0, "entry", "entries")} folded (${pct}%)`)),
-        section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
+        section("event", h("code", { class: "ae-type" }, f.entry?.type ?? "")),
       );
       return false;
     }
@@ -128,7 +128,7 @@ export class StatePanel {
       ),
     );
     blocks.push(...pendingSections(f, i, this.jump));
-    if (f.effects && f.effects.length) {
+    if (f.effects?.length) {
       // What a host resuming here would still have to do (the step path's replay): model calls, tasks, timers.
       blocks.push(section("still owed", h("ul", { class: "ae-list", "data-testid": "effects", title: "What a host resuming after this entry owes (steps.replay)" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
     }

@@ -101,7 +101,7 @@ function render({ model, el }, { kernel = true } = {}) {
   on("change:lineage", () => lineage.draw(model.get("lineage"), model.get("index")));
   if (composer) on("change:composer", () => composer.draw(model.get("composer")));
   on("msg:custom", (/** @type {import("./protocol").Reply} */ reply) => {
-    if (!reply || reply.kind !== "error") return;
+    if (reply?.kind !== "error") return;
     refused.hidden = false;
     refused.textContent = `The kernel refused a ${reply.about ?? "widget"} message: ${reply.message}`;
   });
