@@ -28,7 +28,9 @@ from ..usage import UsageIndex
 
 __all__ = ["Handler", "Panel", "Traits", "View"]
 
-Handler = Callable[[Mapping[str, Any]], None]
+# A panel's answer to one message kind. It gets that kind's message already checked against its protocol type
+# (explorer/messages.py), so each handler is annotated with it (`TableMessage`...) and reads fields, not `.get`s.
+Handler = Callable[[Any], None]
 Nothing = dict[str, None]  # `{}`: what a panel publishes before it has anything to show
 
 

@@ -14,7 +14,7 @@ from ...errors import AgentError
 from ..branches import AppendResult, Branch, validate_event
 from ..composer import composer_payload, dry_run
 from ..pending import pending_at
-from ..protocol import ComposerCheck, ComposerView
+from ..protocol import ComposeMessage, ComposerCheck, ComposerMessage, ComposerView
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 from .lineage import LineagePanel
@@ -62,11 +62,11 @@ class ComposerPanel(Panel):
         self._show(line, result.index)
         return result
 
-    def _on_open(self, content: Mapping[str, Any]) -> None:
-        self.open = bool(content.get("open", True))
+    def _on_open(self, content: ComposerMessage) -> None:
+        self.open = content.get("open", True)
         self.refresh()
 
-    def _on_check(self, content: Mapping[str, Any]) -> None:
+    def _on_check(self, content: ComposeMessage) -> None:
         index = self._cursor()
         event = content.get("event")
         point = self.view.line.timeline.point_at(index, traced=False)
@@ -76,7 +76,7 @@ class ComposerPanel(Panel):
         view: ComposerView = {**current, "check": checked}
         self.traits.set("composer", view)
 
-    def _on_send(self, content: Mapping[str, Any]) -> None:
+    def _on_send(self, content: ComposeMessage) -> None:
         event = content.get("event")
         nonce = content.get("nonce")
         # One message to the browser: the view at the new entry and what was sent arrive together, so the form is

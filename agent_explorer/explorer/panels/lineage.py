@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch, BranchComparison, Lineage, adopt_thread
-from ..protocol import Info
+from ..protocol import CheckoutMessage, Info
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 
@@ -70,8 +70,8 @@ class LineagePanel(Panel):
             self.view.show(line)
         return line
 
-    def _on_checkout(self, content: Mapping[str, Any]) -> None:
-        name = content.get("branch")
+    def _on_checkout(self, content: CheckoutMessage) -> None:
+        name = content["branch"]
         found = next((b for b in self.view.lines() if b.name == name), None)
         if found is not None:
             self._show(found)

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from ...errors import AgentError
+from ..protocol import FollowMessage, JumpToTailMessage, LiveDrawnMessage
 from .base import Handler, Panel, Traits, View
 
 __all__ = ["ACK_TIMEOUT", "IN_FLIGHT", "LivePanel"]
@@ -58,8 +59,10 @@ class LivePanel(Panel):
         traits.set("live", {})
 
     def handlers(self) -> Mapping[str, Handler]:
-        return {"follow": self._on_follow, "jump-to-tail": lambda _content: self._jump(),
-                "live-drawn": self._on_drawn}
+        return {"follow": self._on_follow, "jump-to-tail": self._on_jump, "live-drawn": self._on_drawn}
+
+    def _on_jump(self, _content: JumpToTailMessage) -> None:
+        self._jump()
 
     @property
     def following(self) -> bool:
@@ -142,10 +145,10 @@ class LivePanel(Panel):
         if self._acking and self._loop is not None:
             self._loop.call_later(ACK_TIMEOUT, self._ack_overdue, seq)
 
-    def _on_drawn(self, content: Mapping[str, Any]) -> None:
+    def _on_drawn(self, content: LiveDrawnMessage) -> None:
         """A view drew refresh `seq` (the kernel's thread): the next one may go."""
-        seq, loop = content.get("seq"), self._loop
-        if type(seq) is int and loop is not None:  # anything else is not an acknowledgement of ours
+        seq, loop = content["seq"], self._loop
+        if loop is not None:
             loop.call_soon_threadsafe(self._drawn, seq)
 
     def _drawn(self, seq: int) -> None:
@@ -167,5 +170,5 @@ class LivePanel(Panel):
             self._state.update(changes)
             self.traits.set("live", dict(self._state))
 
-    def _on_follow(self, content: Mapping[str, Any]) -> None:
-        self.follow(bool(content.get("on", True)))
+    def _on_follow(self, content: FollowMessage) -> None:
+        self.follow(content.get("on", True))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch
-from ..protocol import SearchResults
+from ..protocol import SearchMessage, SearchPageMessage, SearchResults
 from ..search import (
     MARKS_CAP,
     SearchHit,
@@ -75,21 +75,21 @@ class SearchPanel(Panel):
         page["ranges"] = hit_ranges(hits) if mark else []
         self.traits.set("search_results", page)
 
-    def _on_page(self, content: Mapping[str, Any]) -> None:
+    def _on_page(self, content: SearchPageMessage) -> None:
         saved = self.traits.get("search_results").get("query") or {}
         query = SearchQuery(**{k: v for k, v in saved.items() if k in ("text", "regex", "scope", "case")},
                             path=saved.get("path") or None, type=saved.get("type") or None)
-        self._publish(self.hits, query, int(content.get("offset") or 0))
+        self._publish(self.hits, query, content["offset"])
 
-    def _on_search(self, content: Mapping[str, Any]) -> None:
-        text = str(content.get("text") or "")
+    def _on_search(self, content: SearchMessage) -> None:
+        text = content["text"]
         self._generation += 1
         generation = self._generation
         if not text:
             self.clear()
             return
-        query = SearchQuery(text, bool(content.get("regex")), str(content.get("path") or "") or None,
-                            str(content.get("scope") or "both"), bool(content.get("case")))
+        query = SearchQuery(text, content.get("regex", False), content.get("path") or None,
+                            content.get("scope") or "both", content.get("case", False))
         if len(self.view.entries) <= BACKGROUND_OVER:
             try:
                 self.search(query)

@@ -8,9 +8,10 @@ filter (or clearing one) opens on the cursor's place, not on the first page.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..branches import Branch
+from ..protocol import TableMessage
 from ..search import MARKS_CAP, thin
 from .base import Handler, Panel, Traits, View
 
@@ -32,14 +33,14 @@ class TablePanel(Panel):
     def handlers(self) -> Mapping[str, Handler]:
         return {"table": self._on_page}
 
-    def _on_page(self, content: Mapping[str, Any]) -> None:
-        limit = int(content.get("limit") or self.view.page_size)
-        type_filter = str(content.get("type") or "") or None
-        text = str(content.get("text") or "") or None
+    def _on_page(self, content: TableMessage) -> None:
+        limit = content["limit"] or self.view.page_size
+        type_filter = content.get("type") or None
+        text = content.get("text") or None
         if (type_filter, text) != self._query():
             self._show_cursor_place(limit, type_filter, text)  # a new filter, or one cleared
         else:
-            self.show_page(int(content.get("offset") or 0), limit, type_filter, text)
+            self.show_page(content["offset"], limit, type_filter, text)
 
     def _show_cursor_place(self, limit: int, type_filter: str | None, text: str | None) -> None:
         """The page holding the cursor's row under these filters (or the first match after it)."""

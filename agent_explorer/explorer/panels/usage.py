@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..branches import Branch
-from ..protocol import UsageBranchSeries, UsageLedgerView
+from ..protocol import UsageBranchSeries, UsageLedgerMessage, UsageLedgerView
 from ..usage import UsageLedger
 from .base import Handler, Panel, Traits, View
 
@@ -30,7 +30,7 @@ class UsagePanel(Panel):
     def handlers(self) -> Mapping[str, Handler]:
         return {"usage-ledger": self._on_ledger}
 
-    def _on_ledger(self, _content: Mapping[str, Any]) -> None:
+    def _on_ledger(self, _content: UsageLedgerMessage) -> None:
         # The panel's button: this line beside every branch of the explorer (or those a cell chose to compare).
         self.ledger(compare=list(self.compare_with) or self.view.root.descendants() or None)
 
