@@ -148,38 +148,11 @@ async def test_following_inside_a_running_event_loop() -> None:
     ex.index = 1
     await store.append(thread_id="live", expected_index=2, entries=entries[2:5])
     deadline = time.monotonic() + GUARD
-    # The fold grows on the follow thread; the views catch up on this loop's next turns (traitlets are written
-    # on the kernel's thread only): wait for both.
-    while len(ex) < 5 or ex.frame["index"] != 4:
+    while len(ex) < 5:
         assert time.monotonic() < deadline, "timed out"
         await asyncio.sleep(0.01)
     assert ex.index == 4 and ex.following
     ex.follow(False)
-
-
-async def test_inside_a_running_loop_every_traitlet_write_happens_on_the_loops_thread() -> None:
-    """A kernel's comm is not thread-safe: while following, the widget's traitlets are written on the thread of
-    the loop that started following (the kernel's), never on the follow thread."""
-    import traitlets
-
-    entries = clean()
-    store = create_in_memory_event_log_store()
-    await store.append(thread_id="live", expected_index=0, entries=entries[:2])
-    ex = Explorer.from_store(store, "live", support_agent, follow=True)
-    writers: list[tuple[str, str]] = []
-    ex.observe(lambda change: writers.append((change["name"], threading.current_thread().name)), names=traitlets.All)
-    for i in range(2, 8):  # the host appends from another thread, entry by entry
-        threading.Thread(target=store.sync.append,
-                         kwargs={"thread_id": "live", "expected_index": i, "entries": [entries[i]]}).start()
-        deadline = time.monotonic() + GUARD
-        while ex.frame.get("index") != i or ex.live.get("seq", 0) < 1:
-            assert time.monotonic() < deadline, f"timed out at {i}"
-            await asyncio.sleep(0.01)
-    ex.follow(False)
-    await asyncio.sleep(0.05)  # the follow thread's last refresh, if any, lands on this loop too
-    written = {name for name, _ in writers}
-    assert {"index", "length", "frame", "table", "live"} <= written, written
-    assert {thread for _, thread in writers} == {threading.current_thread().name}, sorted(set(writers))
 
 
 def test_a_writer_process_on_a_sqlite_file(tmp_path: Path) -> None:

@@ -4,10 +4,7 @@ Owns `live` (following or not, when the writer last appended, how many entries a
 watch (`store.watch`, whole committed appends in order) runs on a thread of its own with its own event loop,
 so following works the same in a kernel and in a plain asyncio program, and the caller's loop is never blocked.
 Each batch extends the line's one fold at once (checkpoints, ledger and verification grow; nothing refolds from
-0); the views catch up once per refresh, and they catch up on the thread that started following: inside a kernel
-(or any running asyncio loop) every traitlet write hops to that loop (`call_soon_threadsafe`), so the widget's
-traitlets and its comm are only ever touched from the kernel's thread; in a plain program, with no loop to hop
-to, they are written from the follow thread. The views catch up and a front end that acknowledges each refresh it drew (`live-drawn`)
+0); the views catch up once per refresh, and a front end that acknowledges each refresh it drew (`live-drawn`)
 gets the next one only then, so a writer faster than the browser can draw merges batches instead of queueing
 them. Never writes to the store.
 """
@@ -66,9 +63,6 @@ class LivePanel(Panel):
         self._acked = 0
         self._acking = False
         self._last: tuple[str, Any] | None = None  # (when the newest batch arrived, its last recordedAt)
-        # Where traitlets are written: the loop running when follow() was called (a kernel's), and its thread.
-        self._home: asyncio.AbstractEventLoop | None = None
-        self._home_thread: int | None = None
         traits.set("live", {})
 
     def handlers(self) -> Mapping[str, Handler]:
@@ -139,11 +133,6 @@ class LivePanel(Panel):
         if self.following:
             return
         self._stopping.clear()
-        try:
-            self._home = asyncio.get_running_loop()
-        except RuntimeError:
-            self._home = None  # a plain program: no loop to hop to
-        self._home_thread = threading.get_ident()
         self._acked = self._state["seq"]  # a refresh the last follow sent is not waited for
         start = len(self.view.root.entries)  # catch up on what arrived while not following
         self._thread = threading.Thread(target=self._run, args=(start,), name="agent-explorer-follow", daemon=True)
@@ -203,11 +192,11 @@ class LivePanel(Panel):
         if not self._owed or (not now and self._acking and self._state["seq"] - self._acked >= IN_FLIGHT):
             return  # nothing new, or the front end has enough to draw: an acknowledgement sends it
         self._owed = False
+        self._show()
         when, recorded = self._last or (None, None)
-        with self._lock:  # the flow control counts the refresh now; the views draw it on the home loop
+        with self._lock:
             seq = self._state["seq"] + 1
-            self._state.update(lastAppendAt=when, lastRecordedAt=recorded, seq=seq)
-        self._at_home(self._show_refresh)
+            self._publish(lastAppendAt=when, lastRecordedAt=recorded, seq=seq)
         if self._acking and self._loop is not None:
             self._loop.call_later(ACK_TIMEOUT, self._ack_overdue, seq)
 
@@ -231,31 +220,10 @@ class LivePanel(Panel):
         """How many entries arrived past the cursor (0: the cursor is at the tail, or went there)."""
         self._publish(newEntries=count)
 
-    def _show_refresh(self) -> None:
-        """On the home loop: every view catches up with the fold, then `live` says which refresh this is."""
-        self._show()
-        self._write_live()
-
     def _publish(self, **changes: Any) -> None:
         with self._lock:
             self._state.update(changes)
-        self._at_home(self._write_live)
-
-    def _write_live(self) -> None:
-        with self._lock:
             self.traits.set("live", dict(self._state))
-
-    def _at_home(self, write: Callable[[], None]) -> None:
-        """Run `write` (it writes traitlets) on the home loop's thread: now when this is that thread or there is no
-        home loop, else on the loop's next turn (a closed loop, a kernel gone: now, as there is nothing to hop to)."""
-        home = self._home
-        if home is None or threading.get_ident() == self._home_thread or home.is_closed():
-            write()
-            return
-        try:
-            home.call_soon_threadsafe(write)
-        except RuntimeError:  # closed between the check and the call
-            write()
 
     def _on_follow(self, content: FollowMessage) -> None:
         self.follow(content.get("on", True))
