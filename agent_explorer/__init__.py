@@ -106,12 +106,12 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'agent_explorer' has no attribute {name!r}")
     module_name, extra = _LAZY[name]
     try:
-        module = import_module(module_name, __name__)
+        # getattr inside the try: `agent_explorer.explorer` itself imports light and loads the widget lazily.
+        value = getattr(import_module(module_name, __name__), name)
     except ImportError as error:
         raise ImportError(
             f"agent_explorer.{name} needs the [{extra}] extra: pip install 'agent-explorer[{extra}]' ({error})"
         ) from error
-    value = getattr(module, name)
     globals()[name] = value
     return value
 

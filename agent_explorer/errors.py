@@ -21,7 +21,8 @@ context attributes; messages say what went wrong, where, and what to do about it
 Plain `AgentError`s carry one of these codes (catch `AgentError` and match `.code`):
     arguments   invalid-argument, invalid-verify-mode, invalid-fork, invalid-fork-index, invalid-clock,
                 invalid-machine, invalid-machine-ref, invalid-schema, invalid-search-path,
-                invalid-search-pattern, invalid-search-scope, invalid-export-range, invalid-prices
+                invalid-search-pattern, invalid-search-scope, invalid-export-range, invalid-prices,
+                invalid-widget-message (a message from the widget's page that does not fit the protocol)
     engine      invalid-event, invalid-action, invalid-snapshot, unknown-actor, guard-not-implemented,
                 infinite-loop, non-persistable-child
     log         invalid-init-entry, missing-init-entry, invalid-entry-field, reserved-event-type,

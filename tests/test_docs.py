@@ -251,3 +251,71 @@ def test_the_link_check_reports_broken_links_and_anchors(tmp_path: Path) -> None
     problems = link_problems(page, text, root=tmp_path)
     assert len(problems) == 2, problems
     assert "missing.md does not resolve" in problems[0] and "#nope" in problems[1]
+
+
+# -- js/README.md's protocol tables against explorer/protocol.py and the panels ----------------------------------
+
+
+def _markdown_table(text: str, header: str) -> dict[str, list[str]]:
+    """Rows of the table whose header row starts with `| header |`: first cell (unquoted) -> the other cells."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"| {header} |"))
+    rows: dict[str, list[str]] = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def _documented_type(cell: str) -> str:
+    return cell.split(" (", 1)[0].strip()
+
+
+def _protocol_type(tp: object) -> str:
+    """How js/README.md names a payload type: its TypedDicts, else its TypeScript (as src/protocol.d.ts has it)."""
+    import types
+    import typing
+
+    from typing_extensions import is_typeddict
+
+    from agent_explorer.explorer.protocol import _ts
+
+    args = typing.get_args(tp) if typing.get_origin(tp) in (typing.Union, types.UnionType) else (tp,)
+    named = [a.__name__ for a in args if isinstance(a, type) and is_typeddict(a)]
+    if named:
+        return ", ".join(f"`{name}`" for name in named)
+    text = re.sub(r"\bnumber \| number\b", "number", _ts(tp, set()))
+    return text if text == "number" else f"`{text}`"
+
+
+def test_the_protocol_tables_of_js_readme_match_protocol_py_and_the_panels() -> None:
+    pytest.importorskip("anywidget")
+    from agent_explorer import read_log
+    from agent_explorer.explorer import Explorer
+    from agent_explorer.explorer.protocol import MESSAGES, TRAITS
+    from agent_explorer.samples import support_agent
+
+    text = (ROOT / "js" / "README.md").read_text(encoding="utf-8")
+    traits = _markdown_table(text, "traitlet")
+    messages = _markdown_table(text, "message")
+    assert list(traits) == list(TRAITS), "js/README.md's traitlets differ from protocol.TRAITS"
+    assert list(messages) == list(MESSAGES), "js/README.md's messages differ from protocol.MESSAGES"
+    for name, (kind, _owner) in traits.items():
+        assert _documented_type(kind) == _protocol_type(TRAITS[name]), name
+    for name, (shape, _owner) in messages.items():
+        assert _documented_type(shape) == _protocol_type(MESSAGES[name]), name
+    # Who writes each traitlet and who answers each message, read off a real explorer's panels.
+    ex = Explorer(support_agent, read_log(ROOT / "sample_logs" / "support_clean.jsonl"))
+    writers = {trait: type(panel).__name__ for panel in ex._panels for trait in panel.TRAITS}
+    assert {name: row[1].strip("`") for name, row in traits.items()} == writers
+    answering = {kind: handler.__qualname__.split(".")[0] for kind, handler in ex._handlers.items()}
+    assert {name: row[1].strip("`") for name, row in messages.items()} == answering
+
+
+def test_the_protocol_table_check_sees_a_wrong_row() -> None:
+    table = "| traitlet | type | written by |\n| --- | --- | --- |\n| `index` | `Frame` | `CursorPanel` |\n"
+    rows = _markdown_table(table, "traitlet")
+    assert rows == {"index": ["`Frame`", "`CursorPanel`"]}
+    assert _documented_type(rows["index"][0]) != _protocol_type(int)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -204,3 +205,68 @@ def test_lazy_imports_only_defer_optional_extras() -> None:
         if inside
     }
     assert lazy <= LAZY_FOR_AN_EXTRA, f"function-level imports that serve no optional extra: {sorted(lazy - LAZY_FOR_AN_EXTRA)}"
+
+
+# The packages of the [lab] extra that only drawing needs. Blocked below, every module outside NEEDS_LAB must
+# still import: analysis (search, usage, coverage, branches, table...) runs on a server without Jupyter.
+LAB_ONLY = ("jupyterlab", "anywidget", "ipywidgets", "traitlets", "graphviz", "IPython")
+NEEDS_LAB = {"agent_explorer.explorer.widget", "agent_explorer.explorer.graph"}
+
+_BLOCK_LAB = (
+    "import importlib, importlib.abc, sys\n"
+    "class Block(importlib.abc.MetaPathFinder):\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    f"        if name.split('.')[0] in {LAB_ONLY!r}:\n"
+    "            raise ImportError('blocked: ' + name)\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Block())\n"
+)
+
+
+def _importable_modules() -> list[str]:
+    """Every module of the package, from the files on disk (a new module is covered without editing a list)."""
+    return sorted(name for name in MODULES if not name.endswith("__main__"))
+
+
+def test_every_module_but_the_widget_imports_without_jupyter_anywidget_or_graphviz() -> None:
+    modules = _importable_modules()
+    code = _BLOCK_LAB + (
+        "import json, agent_explorer\n"
+        "failed = {}\n"
+        f"for name in {modules!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(name)\n"
+        "    except ImportError as error:\n"
+        "        failed[name] = str(error)\n"
+        f"leaked = [m for m in {LAB_ONLY!r} if m in sys.modules]\n"
+        "print(json.dumps({'failed': failed, 'leaked': leaked}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    unexpected = {name: error for name, error in result["failed"].items() if name not in NEEDS_LAB}
+    assert not unexpected, f"modules that need the [lab] extra only because of where they live: {unexpected}"
+    # The exceptions are real (a module that stops needing the extra leaves the list), and the block worked.
+    assert set(result["failed"]) == NEEDS_LAB, result["failed"]
+    assert result["leaked"] == []
+    assert len(modules) > 50
+
+
+def test_the_explorer_package_and_its_analysis_import_without_the_lab_extra() -> None:
+    code = _BLOCK_LAB + (
+        "import agent_explorer, agent_explorer.explorer\n"
+        "from agent_explorer.explorer import Branch\n"
+        "from agent_explorer.explorer.usage import UsageLedger\n"
+        "from agent_explorer.explorer.coverage import Coverage\n"
+        "try:\n"
+        "    agent_explorer.Explorer\n"
+        "except ImportError as error:\n"
+        "    print('top:', error)\n"
+        "try:\n"
+        "    agent_explorer.explorer.Explorer\n"
+        "except ImportError as error:\n"
+        "    print('explorer:', error)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    top, explorer = out.stdout.strip().splitlines()
+    assert top.startswith("top:") and "pip install 'agent-explorer[lab]'" in top
+    assert explorer.startswith("explorer:") and "blocked:" in explorer

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from ..errors import AgentError
+from ..plural import plural
 from .machines import resolve_machine
 from .sources import copy_log, fork_thread, list_threads, load_entries, parse_source, save_entries
 from .terminal import clear_bar, draw_bar
@@ -61,7 +62,7 @@ def verify(args: argparse.Namespace) -> int:
             "lastState": value_text(final.get("value")),
         }, ensure_ascii=True))
         return 0 if report.ok else 1
-    what = (f"{report.entries} entries of {terminal_safe(source.describe())} against machine "
+    what = (f"{plural(report.entries, 'entry', 'entries')} of {terminal_safe(source.describe())} against machine "
             f"{terminal_safe(machine.id)} version {terminal_safe(str(machine.version))}: "
             f"{hash_phrase(report.checked, report.unverified)}")
     if report.ok:
@@ -137,7 +138,7 @@ def show(args: argparse.Namespace) -> int:
     for entry in rows:
         print(show_row(entry))
     total = len(entries)
-    print(f"({len(rows)} shown of {total} entries)")
+    print(f"({len(rows)} shown of {plural(total, 'entry', 'entries')})")
     return 0
 
 
@@ -167,7 +168,9 @@ def _detail(entry: dict[str, Any]) -> str:
     event.pop("type", None)
     if "usage" in event and isinstance(event["usage"], dict):
         usage = event["usage"]
-        return f"model {event.get('model', '?')}: {usage.get('totalTokens', '?')} tokens"
+        tokens = usage.get("totalTokens")
+        spent = plural(tokens, "token") if isinstance(tokens, (int, float)) and not isinstance(tokens, bool) else "? tokens"
+        return f"model {event.get('model', '?')}: {spent}"
     text = json.dumps(event, ensure_ascii=False, separators=(",", ":")) if event else ""
     causation = entry.get("causationId")
     return (f"caused by {causation} " if causation else "") + text
@@ -178,7 +181,7 @@ def threads(args: argparse.Namespace) -> int:
     print(f"{'thread':<48}  {'entries':>8}")
     for thread_id, length in records:  # ThreadInfo rows
         print(f"{_thread_cell(thread_id):<48}  {length:>8}")
-    print(f"({len(records)} threads)")
+    print(f"({plural(len(records), 'thread')})")
     return 0
 
 
@@ -203,7 +206,7 @@ def fork(args: argparse.Namespace) -> int:
         return 0
     entries = fork_event_log(load_entries(source), args.at)
     save_entries(parse_source(args.dest, thread_required=True), entries)
-    print(f"wrote {len(entries)} entries to {terminal_safe(args.dest)}")
+    print(f"wrote {plural(len(entries), 'entry', 'entries')} to {terminal_safe(args.dest)}")
     return 0
 
 
@@ -211,5 +214,5 @@ def copy(args: argparse.Namespace) -> int:
     source = parse_source(args.source)
     dest = parse_source(args.dest)
     count = copy_log(source, dest)
-    print(f"copied {count} entries from {terminal_safe(source.describe())} to {terminal_safe(dest.describe())}")
+    print(f"copied {plural(count, 'entry', 'entries')} from {terminal_safe(source.describe())} to {terminal_safe(dest.describe())}")
     return 0

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ..errors import AgentError
+from ..plural import plural
 from .commands import SHOW_HEADER, _divergence_json, _divergence_line, row_matches, show_row, terminal_safe
 from .machines import resolve_machine
 from .sources import LogSource, open_cli_store, parse_source
@@ -72,7 +73,8 @@ class FollowedVerification:
         return not self.divergences
 
     def counts(self) -> str:
-        return (f"{self.entries} entries of {terminal_safe(self.source)} checked ({self.checked} hashes compared, "
+        return (f"{plural(self.entries, 'entry', 'entries')} of {terminal_safe(self.source)} checked "
+                f"({plural(self.checked, 'hash', 'hashes')} compared, "
                 f"{self.unverified} without a hash)")
 
     def to_json(self, interrupted: bool) -> str:
@@ -126,7 +128,7 @@ async def _verify_follow(source: LogSource, args: argparse.Namespace, progress: 
             if progress.status != "active":
                 break
             if first:
-                _status_line(f"caught up: {progress.entries} entries verified; waiting for appends")
+                _status_line(f"caught up: {plural(progress.entries, 'entry', 'entries')} verified; waiting for appends")
     finally:
         await store.aclose()
     if args.json:
@@ -148,7 +150,7 @@ def show_follow(args: argparse.Namespace) -> int:
     seen = {"shown": 0, "entries": 0}
 
     def interrupted() -> int:
-        _say(f"({seen['shown']} shown of {seen['entries']} entries; stopped following)")
+        _say(f"({seen['shown']} shown of {plural(seen['entries'], 'entry', 'entries')}; stopped following)")
         return 0
 
     return _run_until_interrupted(_show_follow(source, args, seen), interrupted)
@@ -164,7 +166,7 @@ async def _show_follow(source: LogSource, args: argparse.Namespace, seen: dict[s
         async for batch in store.watch(source.thread_id, from_index=start):
             seen["entries"] = batch[-1]["index"] + 1
             if batch[0]["index"] < backlog_end <= seen["entries"]:
-                _status_line(f"caught up at {backlog_end} entries; waiting for appends")
+                _status_line(f"caught up at {plural(backlog_end, 'entry', 'entries')}; waiting for appends")
             old = [e for e in batch if e["index"] < backlog_end and row_matches(e, args.event_type, args.grep)]
             new = [e for e in batch if e["index"] >= backlog_end and row_matches(e, args.event_type, args.grep)]
             if old:

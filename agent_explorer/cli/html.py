@@ -11,6 +11,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import AgentError
+from ..plural import plural
 from .machines import resolve_machine
 from .sources import load_entries, parse_source
 from .terminal import terminal_safe
@@ -50,7 +51,7 @@ def html_command(args: argparse.Namespace) -> int:
     explorer = Explorer(machine, entries, thread_id=source.thread_id, verify=True)
     written = explorer.to_html(out, args.start, args.stop)
     first, last = export_window(explorer, args.start, args.stop)
-    held = f"{len(entries)} entries" if (first, last) == (0, len(entries) - 1) else (
-        f"indices {first:,}–{last:,} of {len(entries):,} entries (the page's slider stays inside them)")
+    held = plural(len(entries), "entry", "entries") if (first, last) == (0, len(entries) - 1) else (
+        f"indices {first:,}–{last:,} of {plural(len(entries), 'entry', 'entries', thousands=True)} (the page's slider stays inside them)")
     print(f"wrote {terminal_safe(str(written))}: {held} of {terminal_safe(source.describe())}")
     return 0

@@ -6,17 +6,24 @@ imports from it (the server starts with Python's safe-path flag).
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote
 
 from ..errors import AgentError
 
-__all__ = ["free_port", "require_lab", "serve_notebook"]
+__all__ = ["free_port", "quiet_settings_dir", "require_lab", "serve_notebook"]
+
+# Defaults for the served JupyterLab only: no "get Jupyter news?" toast over the explorer's usage panel, no
+# update check. Defaults, not settings: a choice the user made in their own settings still wins.
+QUIET_DEFAULTS = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 
 
 def require_lab() -> None:
@@ -65,4 +72,24 @@ def serve_notebook(root: Path, notebook: PurePosixPath, *, port: int, no_browser
     print(f"Opening JupyterLab on {what} (Ctrl-C to stop).\n"
           f"\n    Open this URL in your browser:  {url}\n\nThen run the notebook's cells (Run > Run All Cells).",
           flush=True)
-    return subprocess.call(command, cwd=root)
+    with tempfile.TemporaryDirectory(prefix="agent-explorer-lab-") as scratch:
+        settings = quiet_settings_dir(Path(scratch))
+        return subprocess.call([*command, f"--LabApp.app_settings_dir={settings}"], cwd=root)
+
+
+def quiet_settings_dir(scratch: Path) -> Path:
+    """A copy of this environment's JupyterLab app settings folder with QUIET_DEFAULTS as one more override.
+
+    Why a copy in a scratch folder: overrides are JupyterLab's way to change a default, and they live in the app
+    settings folder of the installation; writing there (or in ~/.jupyter) would change every JupyterLab the user
+    starts. The copy keeps the environment's own page config and overrides, and those win over ours (JupyterLab
+    reads overrides.d/*.json in name order, then overrides.json)."""
+    from jupyterlab.commands import get_app_dir
+
+    source = Path(get_app_dir()) / "settings"
+    target = scratch / "settings"
+    if source.is_dir():
+        shutil.copytree(source, target)
+    (target / "overrides.d").mkdir(parents=True, exist_ok=True)
+    (target / "overrides.d" / "agent-explorer.json").write_text(json.dumps(QUIET_DEFAULTS), encoding="utf-8")
+    return target

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ..errors import AgentError
+from ..plural import plural
 from ..stores.portal import run_sync
 from ..stores.urls import redact_url
 from .logpath import log_path, require_log_file
@@ -122,8 +123,8 @@ async def _require_empty_thread(store: Any, dest: LogSource) -> None:
     length = await store.length(dest.thread_id)
     if length:
         raise AgentError(
-            f"thread {dest.thread_id!r} in {redact_url(dest.store_url or '')} already has {length} entries; "
-            "import into a new thread id",
+            f"thread {dest.thread_id!r} in {redact_url(dest.store_url or '')} already has "
+            f"{plural(length, 'entry', 'entries')}; import into a new thread id",
             code="thread-not-empty",
         )
 

@@ -174,6 +174,8 @@ class MachineComparison:
 
     def __str__(self) -> str:
         if self.index is None:
+            if self.compared == 1:
+                return "Both machines agree on the one entry."
             return f"Both machines agree on all {self.compared} entries."
         event_type = (self.event or {}).get("type")
         lines = [f"Machines part ways at entry {self.index} (event {event_type!r}):"]

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from ..canonical.jcs import state_hash
 from ..canonical.verify_hash import check_state_hash
 from ..errors import AgentLogFormatError, AgentReplayDivergenceError
+from ..plural import plural
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
 from .fold import Step, fold
 
@@ -138,15 +139,15 @@ class VerificationReport:
 
     def __str__(self) -> str:
         head = (
-            f"{self.entries} entries, {self.checked} hashes checked, {self.unverified} without a hash, "
-            f"{self.usage} usage records"
+            f"{plural(self.entries, 'entry', 'entries')}, {plural(self.checked, 'hash', 'hashes')} checked, "
+            f"{self.unverified} without a hash, {plural(self.usage, 'usage record')}"
         )
         if self.ok:
             return f"Log verifies: {head}."
         first = self.divergences[0]
         kinds = ", ".join(f"{count} {kind}" for kind, count in self.counts.items())
         return (
-            f"Log diverges: {head}; {len(self.divergences)} divergences ({kinds}); first at entry "
+            f"Log diverges: {head}; {plural(len(self.divergences), 'divergence')} ({kinds}); first at entry "
             f"{first.index} ({first.kind}, event {first.event_type!r})."
         )
 

@@ -22,6 +22,7 @@ from ..eventlog import create_replay_entry, diff_snapshots
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.fold import Step
 from ..eventlog.timeline import Timeline
+from ..plural import plural
 from ..runtime import parse_agent_event
 from ..runtime.effects import DONE_PREFIX, EffectLedger, completion_site, to_done_event, to_error_event
 from .pending import AFTER_PREFIX, Pending, pending_at
@@ -463,7 +464,7 @@ class Lineage(list[Branch]):
             depth = len(b.lineage()) - 1
             mark = "*" if b is self.current else " "
             at = "" if b.parent is None else f" forked at {b.forked_at} from {b.parent.name}"
-            lines.append(f"{mark} {'  ' * depth}{b.name}: {len(b.entries)} entries{at}")
+            lines.append(f"{mark} {'  ' * depth}{b.name}: {plural(len(b.entries), 'entry', 'entries')}{at}")
         return "\n".join(lines)
 
 

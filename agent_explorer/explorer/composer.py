@@ -19,6 +19,7 @@ from ..runtime.effects import ERROR_PREFIX, to_done_event
 from ..runtime.parse import event_schemas
 from .branches import validate_event
 from .pending import Pending, duration_text
+from .protocol import ComposerCheck
 from .values import taken_ids
 from .wire import jsonable
 
@@ -201,7 +202,7 @@ def decisions_at(pending: Pending | None, live: bool = True) -> list[dict[str, A
     return out
 
 
-def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) -> dict[str, Any]:
+def dry_run(machine: Any, snapshot: Any, pending: Pending | None, event: Any) -> ComposerCheck:
     """Validate `event` as `branch.append` will and fold it once (purely): where it leads, or why not.
 
     Returns `{ok, ignored, message, event}` (the event as it would be journaled, schema defaults filled) or

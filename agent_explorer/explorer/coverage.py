@@ -17,7 +17,8 @@ from typing import Any
 from ..errors import AgentError
 from ..eventlog.fold import fold
 from ..fleet import BatchContext, map_batches, read_threads, without_cyclic_gc
-from .graph import initial_edge, iter_nodes, iter_transition_ids, transition_label
+from .protocol import CoverageData
+from .statechart import initial_edge, iter_nodes, iter_transition_ids, transition_label
 
 __all__ = ["BatchCounts", "Coverage", "coverage_batch", "coverage_of", "coverage_of_store", "initial_edges"]
 
@@ -140,7 +141,7 @@ class Coverage:
         frame.attrs.update(runs=self.runs, entries=self.entries)
         return frame
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CoverageData:
         """What the widget draws: counts by id, heat level 0..LEVELS per id, and the totals."""
         rows = self.transition_rows()
         states = {sid: self.states.get(sid, 0) for sid in self.state_ids()}

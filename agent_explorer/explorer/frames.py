@@ -17,11 +17,11 @@ from ..engine.values import value_text
 from ..eventlog import diff_snapshots
 from ..eventlog.entries import recorded_state_hash
 from .branches import Branch
-from .graph import active_state_ids
 from .pending import pending_at
 from .prices import Prices
 from .protocol import ChildView, CostView, EntryView, Frame, HashCheck, PendingFrame
 from .recording import RecordingView
+from .statechart import active_state_ids
 from .usage import UsageIndex
 from .values import path_segments, taken_ids
 from .wire import jsonable

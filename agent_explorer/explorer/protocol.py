@@ -11,9 +11,13 @@ from __future__ import annotations
 import sys
 import types
 import typing
-from typing import Any, Literal, NotRequired, TypedDict, Union, get_args, get_origin, get_type_hints
+from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints
 
-__all__ = ["MESSAGES", "RUNS_MESSAGES", "RUNS_TRAITS", "TRAITS", "typescript"]
+# typing_extensions (pydantic's own dependency): pydantic validates the messages against these TypedDicts
+# (explorer/messages.py) and, before Python 3.12, accepts only typing_extensions' TypedDict.
+from typing_extensions import TypedDict, is_typeddict
+
+__all__ = ["MESSAGES", "REPLIES", "RUNS_MESSAGES", "RUNS_TRAITS", "TRAITS", "typescript"]
 
 JSON = Any  # any JSON value (untrusted text from the log: drawn as text, never as HTML)
 
@@ -398,20 +402,23 @@ TRAITS: dict[str, Any] = {
 # -- messages (JS -> Python, `model.send`) ------------------------------------------------------------------
 
 
+# A field marked NotRequired has a default in the panel that answers it (the front end sends every field).
+
+
 class TableMessage(TypedDict):
     kind: Literal["table"]
     offset: int
     limit: int
-    type: str
-    text: str
+    type: NotRequired[str]  # "" / absent: every type
+    text: NotRequired[str]
 
 
 class SearchMessage(TypedDict):
     kind: Literal["search"]
     text: str
-    regex: bool
-    path: str
-    scope: str
+    regex: NotRequired[bool]  # default False
+    path: NotRequired[str]  # default: anywhere
+    scope: NotRequired[str]  # "both" (default), "events" or "context"; another is refused by the search
     case: NotRequired[bool]
 
 
@@ -435,18 +442,18 @@ class CheckoutMessage(TypedDict):
 
 class ComposerMessage(TypedDict):
     kind: Literal["composer"]
-    open: bool
+    open: NotRequired[bool]  # default True
 
 
 class ComposeMessage(TypedDict):
     kind: Literal["compose-check", "compose-send"]
     event: dict[str, JSON]
-    nonce: JSON
+    nonce: NotRequired[JSON]  # echoed back with the answer, so the page knows which check it is
 
 
 class FollowMessage(TypedDict):
     kind: Literal["follow"]
-    on: bool
+    on: NotRequired[bool]  # default True
 
 
 class JumpToTailMessage(TypedDict):
@@ -582,6 +589,22 @@ RUNS_MESSAGES: dict[str, Any] = {
 """Every message the run list's front end may send, and its shape."""
 
 
+# -- replies (Python -> JS, `model.on("msg:custom")`) -----------------------------------------------------------
+
+
+class ErrorReply(TypedDict):
+    """A message the widget could not take (explorer/messages.py): which kind, the error's stable code, and why."""
+
+    kind: Literal["error"]
+    about: str | None  # the kind of the message refused (None: it had none)
+    code: str
+    message: str
+
+
+REPLIES: dict[str, Any] = {"error": ErrorReply}
+"""Every message the Python side sends to the front end (beside the traitlets), and its shape."""
+
+
 # -- TypeScript rendering ----------------------------------------------------------------------------------
 
 
@@ -596,7 +619,7 @@ def _ts(tp: Any, names: set[str]) -> str:
         return "boolean"
     if tp in (int, float):
         return "number"
-    if isinstance(tp, type) and typing.is_typeddict(tp):
+    if isinstance(tp, type) and is_typeddict(tp):
         names.add(tp.__name__)
         return tp.__name__
     origin, args = get_origin(tp), get_args(tp)
@@ -630,7 +653,7 @@ def _trait(tp: Any, names: set[str]) -> str:
     """A traitlet's TypeScript type. A dict traitlet starts as `{}` and a panel may publish one of several
     shapes, so its type is every shape's fields, each optional (the front end reads what is there)."""
     members = get_args(tp) if get_origin(tp) in (Union, types.UnionType) else (tp,)
-    shapes = [m for m in members if isinstance(m, type) and typing.is_typeddict(m)]
+    shapes = [m for m in members if isinstance(m, type) and is_typeddict(m)]
     if not shapes:
         return _ts(tp, names)
     return "Partial<" + " & ".join(_ts(shape, names) for shape in shapes) + ">"
@@ -643,6 +666,7 @@ def typescript() -> str:
     messages = " | ".join(sorted({_ts(tp, names) for tp in MESSAGES.values()}))
     runs_traits = "\n".join(f"  {name}: {_trait(tp, names)};" for name, tp in RUNS_TRAITS.items())
     runs_messages = " | ".join(sorted({_ts(tp, names) for tp in RUNS_MESSAGES.values()}))
+    replies = " | ".join(sorted({_ts(tp, names) for tp in REPLIES.values()}))
     done: set[str] = set()
     blocks: list[str] = []
     module = vars(sys.modules[__name__])
@@ -659,6 +683,8 @@ def typescript() -> str:
         f"export interface Traits {{\n{traits}\n}}\n\n"
         "/** Every message the front end may send with `model.send`. */\n"
         f"export type Message = {messages};\n\n"
+        "/** Every message the Python side sends to the front end (`msg:custom`). */\n"
+        f"export type Reply = {replies};\n\n"
         "/** The anywidget model, typed by the traitlets above. */\n"
         "export interface Model {\n"
         "  get<K extends keyof Traits>(name: K): Traits[K];\n"

@@ -16,9 +16,10 @@ from typing import Any
 from ..engine.values import value_text
 from ..eventlog.entries import recorded_state_hash
 from ..eventlog.timeline import Timeline
+from ..plural import plural
 from ..runtime.effects import completion_site
-from .graph import active_state_ids, iter_nodes
 from .protocol import RecordingSideView
+from .statechart import active_state_ids, iter_nodes
 
 __all__ = ["EVIDENCE_HORIZON", "RecordingSide", "RecordingView"]
 
@@ -131,8 +132,9 @@ class RecordingView:
                 )
         return RecordingSide(
             index, "inferred", [], None,
-            f"the recording journaled nothing in the next {stop - index - 1} entries that names its state; pass the "
-            "machine that recorded the log as compare_with= to see it",
+            ("the recording journaled nothing after this entry" if stop - index - 1 == 0 else
+             f"the recording journaled nothing in the next {plural(stop - index - 1, 'entry', 'entries')}")
+            + " that names its state; pass the machine that recorded the log as compare_with= to see it",
         )
 
     def _with_ancestors(self, state_ids: list[str]) -> list[str]:

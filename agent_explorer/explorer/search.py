@@ -19,6 +19,7 @@ import orjson
 
 from ..errors import AgentError
 from ..eventlog.fold import fold
+from .protocol import SearchQueryView
 
 __all__ = [
     "MARKS_CAP", "SearchHit", "SearchHits", "SearchQuery", "fold_contexts", "hit_marks", "hit_ranges", "parse_path",
@@ -149,7 +150,7 @@ class SearchQuery:
             ) from error
         return pattern.search
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SearchQueryView:
         return {
             "text": self.text,
             "regex": self.regex,

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from ..eventlog.entries import USAGE_EVENT_TYPE
+from .protocol import TablePage, TableRow
 
 __all__ = ["MAX_PAGE", "EventTable", "entry_text", "page_offset"]
 
@@ -159,7 +160,7 @@ class EventTable:
             return max(0, min(index, len(self.entries) - 1))
         return max(0, min(bisect.bisect_left(hits, index), len(hits) - 1))
 
-    def row(self, index: int) -> dict[str, Any]:
+    def row(self, index: int) -> TableRow:
         entry = self.entries[index]
         event = _event_of(entry)
         usage = event.get("usage") if event.get("type") == USAGE_EVENT_TYPE else None
@@ -183,7 +184,7 @@ class EventTable:
         limit: int = 100,
         type_filter: str | None = None,
         text: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> TablePage:
         """One window of rows: `{offset, limit, total, rows, query}`: the page holding row `offset` (see
         `page_offset`: the last page is full, ending at the last row)."""
         limit = max(1, min(int(limit), MAX_PAGE))

@@ -18,6 +18,7 @@ from ..errors import AgentError
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
 from ..fleet import BatchContext, map_batches, read_threads
 from .prices import Prices, record_cost
+from .protocol import UsageLedgerView
 
 __all__ = ["StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
 
@@ -189,16 +190,20 @@ class UsageLedger(Mapping[str, Any]):
 
         rows: list[dict[str, Any]] = []
         running: dict[str, float] = {}
-        # Where the request a record pays for completed: the first entry caused by that request id (its
-        # completion or decision). The state just before it is the state that was waiting on the model.
-        completed_at: dict[Any, int] = {}
+        # Which state made the request a record pays for. The entries a request caused (its completion, the
+        # decision it returned: causationId = the request id) were journaled in reply to it, so the state just
+        # before the latest of them up to the record is the state that was waiting on the model; a record
+        # journaled before any reply (or with none) was spent in the state on view at its own index. The state
+        # at the record's own index would be the state *after* the call finished (`waiting`, not `answering`).
+        replies: dict[Any, list[int]] = {}
         for i in range(self.at + 1):
             entry = self.entries[i]
             cause = entry.get("causationId")
             if cause is not None and entry["event"].get("type") != USAGE_EVENT_TYPE:
-                completed_at.setdefault(cause, i)
+                replies.setdefault(cause, []).append(i)
         for position in self.index.positions[: self.index.count_at(self.at)]:
-            event = self.entries[position]["event"]
+            entry = self.entries[position]
+            event = entry["event"]
             usage = (
                 event.get("usage") if isinstance(event.get("usage"), Mapping) else {}
             )
@@ -211,13 +216,14 @@ class UsageLedger(Mapping[str, Any]):
                 if self._state_at is not None
                 else None
             )
-            done = completed_at.get(event.get("requestId"))
+            answered = replies.get(event.get("requestId") or entry.get("causationId"), [])
+            reply = answered[bisect.bisect_right(answered, position) - 1] if answered and answered[0] < position else None
             requested = (
-                value_text(self._state_at(done - 1).value)
-                if self._state_at is not None
-                and done is not None
-                and 0 < done <= position
-                else None
+                None
+                if self._state_at is None
+                else state
+                if reply is None or reply == 0
+                else value_text(self._state_at(reply - 1).value)
             )
             for key in ("totalTokens", "inputTokens", "outputTokens"):
                 running[key] = running.get(key, 0) + (numbers.get(key) or 0)
@@ -307,7 +313,8 @@ class UsageLedger(Mapping[str, Any]):
 
     def by_state(self, when: str = "journaled") -> Any:
         """Sums per state the machine was in when the usage was journaled (`when="requested"`: per state that
-        was waiting on the request, i.e. the state just before its completion was journaled)."""
+        made the request, i.e. the state just before the reply it paid for was journaled; the widget's "state
+        when spent")."""
         return self._group(["requestedIn" if when == "requested" else "state"])
 
     def by_model_and_state(self) -> Any:
@@ -331,7 +338,7 @@ class UsageLedger(Mapping[str, Any]):
         frame.loc["(all)"] = frame.sum()
         return frame
 
-    def to_json(self, max_points: int = 240) -> dict[str, Any]:
+    def to_json(self, max_points: int = 240) -> UsageLedgerView:
         """The widget's view: per-model cumulative series (down-sampled), per-state sums, per-model totals."""
         rows = self.rows()
         series: dict[str, list[list[float | int]]] = {}
@@ -356,7 +363,7 @@ class UsageLedger(Mapping[str, Any]):
         by_model: dict[str, list[float]] = {}
         for row in rows:
             for bucket, key in (
-                (by_state, str(row["state"])),
+                (by_state, str(row["requestedIn"] if row["requestedIn"] is not None else row["state"])),
                 (by_model, row["model"]),
             ):
                 sums = bucket.setdefault(key, [0, 0, 0.0])

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from ..plural import plural
+from .protocol import Verification
 from .wire import jsonable
 
 __all__ = ["VerificationSummary"]
@@ -18,7 +20,7 @@ __all__ = ["VerificationSummary"]
 class VerificationSummary:
     """What the divergence panel and the slider track show, derived once from `verify_log`'s report."""
 
-    status: str  # "ok" | "diverged" | "pending" | "off" | "error"
+    status: Literal["ok", "diverged", "pending", "off", "error"]
     first: int | None = None
     count: int = 0
     divergent: frozenset[int] = field(default_factory=frozenset)
@@ -33,7 +35,7 @@ class VerificationSummary:
         """A fold still on its way: what it found so far, and how far it got."""
         summary = cls.from_report(report)
         summary.status = "pending"
-        summary.message = f"verified {getattr(report, 'entries', 0):,} of {total:,} entries so far"
+        summary.message = f"verified {getattr(report, 'entries', 0):,} of {plural(total, 'entry', 'entries', thousands=True)} so far"
         return summary
 
     @classmethod
@@ -86,17 +88,22 @@ class VerificationSummary:
                 runs.append([i, i])
         return runs
 
-    def to_json(self) -> dict[str, Any]:
-        return {
+    def to_json(self) -> Verification:
+        payload: Verification = {
             "status": self.status,
             "first": self.first,
             "count": self.count,
             "ranges": self.ranges(),
             "detail": jsonable(self.detail),
             "message": self.message,
-            **{key: value for key, value in (("entries", self.entries), ("checked", self.checked),
-                                             ("unverified", self.unverified)) if value is not None},
         }
+        if self.entries is not None:
+            payload["entries"] = self.entries
+        if self.checked is not None:
+            payload["checked"] = self.checked
+        if self.unverified is not None:
+            payload["unverified"] = self.unverified
+        return payload
 
 
 def _field(item: Any, name: str) -> Any:

@@ -27,6 +27,7 @@ from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
 from .export import export_html
+from .messages import error_reply, parse_message
 from .panels.base import Handler, Panel, Traits, View
 from .panels.chart import ChartPanel
 from .panels.composer import ComposerPanel
@@ -146,14 +147,11 @@ class Explorer(anywidget.AnyWidget):
         self._coverage = self._panel(CoveragePanel)
         self._composer = self._panel(ComposerPanel, lineage=self._lineage, cursor_index=lambda: self.index,
                                      show=lambda line, at: self.checkout(line, index=at))
-        self._live = self._panel(LivePanel, store=store, thread_id=thread_id, grow=self._grow,
-                                 show=self._show_growth, jump_to_tail=self._jump_to_tail)
-        self._arrived_past_cursor = 0
-        self._shown = len(root.entries)  # how much of the recording the views show (a followed run grows first)
-        self._divergent_count = len(timeline.verification.divergences) if timeline.verifies else 0  # seen so far
+        self._live = self._panel(LivePanel, store=store, thread_id=thread_id, lock=self._lock, cursor=self._cursor,
+                                 show_grown=self._show_grown, checkout_recording=lambda: self.checkout(None))
         self._cursor.on_moved(self._table.follow)
         self._cursor.on_moved(self._composer.refresh)
-        self._cursor.on_moved(self._at_tail)
+        self._cursor.on_moved(self._live.at_tail)
         view.on_line(lambda _line: self._usage_label())
         self._handlers: dict[str, Handler] = {}
         for panel in self._panels:
@@ -223,38 +221,6 @@ class Explorer(anywidget.AnyWidget):
     def following(self) -> bool:
         return self._live.following
 
-    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> bool:
-        """The follow thread's: a batch of whole committed appends arrived for the recording. It is folded (and
-        hash-checked) now, so `len(ex)` and `ex.usage()` have it; the views catch up in `_show_growth`, which
-        may cover several batches. True when the batch diverged: that is shown at once."""
-        timeline = self._view.root.timeline
-        with self._lock:
-            # Version-checked; folded and verified now (extend folds a caught-up line), else by the background
-            # fold, which folds to the end, this batch included.
-            timeline.extend(batch)
-            if self._view.line is self._view.root and self._view.usage is not None:
-                self._view.usage.grown()
-            divergent = len(timeline.verification.divergences) if timeline.verifies else 0
-            diverged, self._divergent_count = divergent > self._divergent_count, divergent
-        return diverged
-
-    def _show_growth(self) -> None:
-        """Every view catches up with the recording's growth since it last did: at the tail the cursor moves to
-        the new tail, anywhere else it stays and the entries past it are counted."""
-        view = self._view
-        root = view.root
-        with self._lock:
-            shown, length = self._shown, len(root.entries)
-            self._shown = length
-            if length == shown or view.line is not root:
-                return  # nothing new, or a branch is on view (checking the recording out shows all of it)
-            at_tail = self.index >= shown - 1
-            if not at_tail:
-                self._arrived_past_cursor += length - shown
-        if not at_tail:
-            self._live.new_entries(self._arrived_past_cursor)
-        self._show_grown(length - 1 if at_tail else None)
-
     def _show_grown(self, index: int | None) -> None:
         """The line on view grew (a followed recording, an append on the branch on view): every view catches up
         with its new entries and keeps what it holds of the line (page, search hits, comparison), unlike a line
@@ -269,24 +235,9 @@ class Explorer(anywidget.AnyWidget):
             self._cursor.grown()
             self._lineage.draw()  # the tree shows each line's length
         self._verification.show_line(line)
+        self._table.refresh()  # before the cursor moves: the move then pages the table onto the new tail
         if index is not None:
-            if self.index == index:
-                self._cursor.redraw()
-            else:
-                self.index = index
-        self._table.refresh()
-
-    def _jump_to_tail(self) -> None:
-        if self._view.line is not self._view.root:
-            self.checkout(None)  # the live line is the recording: view it, at its last entry
-        else:
-            self._show_growth()  # the tail the views show is the newest one
-            self.index = len(self._view.entries) - 1
-
-    def _at_tail(self, index: int) -> None:
-        if self._arrived_past_cursor and index >= min(self._shown, len(self._view.entries)) - 1:
-            self._arrived_past_cursor = 0
-            self._live.new_entries(0)
+            self._cursor.move_to(index)
 
     def _usage_label(self) -> None:
         line = self._view.line
@@ -345,11 +296,14 @@ class Explorer(anywidget.AnyWidget):
         )
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if not isinstance(content, Mapping):
+        """Every message from the front end: checked against its protocol shape once, here (a bad one is answered
+        with an `error` reply, not a KeyError in a panel), then handed to the one panel that answers its kind."""
+        try:
+            message = parse_message(content)
+        except AgentError as error:
+            self.send(error_reply(error, content))
             return
-        handler = self._handlers.get(str(content.get("kind")))
-        if handler is not None:
-            handler(content)
+        self._handlers[message["kind"]](message)
 
     # -- verification -----------------------------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ export class LineagePanel {
    * @param {import("./protocol").Traits["lineage"]} lineage @param {number} index */
   draw(lineage, index) {
     this.cursor = null;
-    const nodes = (lineage && lineage.nodes) || [];
+    const nodes = (lineage?.nodes) || [];
     this.el.hidden = nodes.length < 2;
     if (this.el.hidden) {
       replace(this.rows);

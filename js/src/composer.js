@@ -11,7 +11,7 @@ const SENT_TEXT_CAP = 240;
 
 function fieldInput(field, value) {
   const id = `ae-f-${field.name}`;
-  if (field.enum && field.enum.length) {
+  if (field.enum?.length) {
     const select = h("select", { class: "ae-input", "data-field": field.name, "aria-label": field.name, id }, field.enum.map((option) => h("option", { value: JSON.stringify(option) }, String(option))));
     select.value = JSON.stringify(value ?? field.enum[0]);
     return select;
@@ -28,7 +28,7 @@ function fieldInput(field, value) {
 function readForm(choice, inputs) {
   const event = { type: choice.type };
   for (const [field, input] of inputs) {
-    if (field.enum && field.enum.length) event[field.name] = JSON.parse(input.value);
+    if (field.enum?.length) event[field.name] = JSON.parse(input.value);
     else if (field.type === "boolean") event[field.name] = input.checked;
     else if (field.type === "string") {
       if (input.value !== "" || field.required) event[field.name] = input.value;
@@ -38,7 +38,7 @@ function readForm(choice, inputs) {
       try {
         event[field.name] = JSON.parse(input.value);
       } catch (error) {
-        return { error: `${field.name}: not valid JSON (${error.message})` };
+        return { error: `${field.name}: not valid JSON (${error instanceof Error ? error.message : String(error)})` };
       }
     }
   }
@@ -117,14 +117,14 @@ export class ComposerPanel {
     replace(this.title, ` at index ${c.index ?? "?"} · `, h("code", {}, c.state ?? ""), c.status && c.status !== "active" ? ` (${c.status})` : "", ` · sending ${where}`);
     const choices = c.choices || [];
     this.decisions = c.decisions || [];
-    const justSent = !!(c.sent && this.sentShown !== c.sent.nonce);
-    if (justSent) {
+    const sent = c.sent && this.sentShown !== c.sent.nonce ? c.sent : null;
+    if (sent) {
       // Sent: the form starts over at the new index (no event chosen, no check of the one just sent).
       this.chosen = null;
       this.pending = null;
       this.check.cancel();
       this.choicesIndex = undefined;
-      this.sentAt = { line: c.sent.line, index: c.sent.index };
+      this.sentAt = { line: sent.line, index: sent.index };
     }
     if (this.sentAt && (this.sentAt.line !== c.line || this.sentAt.index !== c.index)) {
       this.sentAt = null; // the note belongs to the position it was sent from
@@ -141,15 +141,15 @@ export class ComposerPanel {
       this.drawChoices(choices);
     }
     if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
-    if (justSent) {
-      this.sentShown = c.sent.nonce;
-      let sentText = c.sent.event === undefined ? "" : JSON.stringify(c.sent.event);
+    if (sent) {
+      this.sentShown = sent.nonce;
+      let sentText = sent.event === undefined ? "" : JSON.stringify(sent.event);
       if (sentText.length > SENT_TEXT_CAP) sentText = `${sentText.slice(0, SENT_TEXT_CAP - 1)}…`;
       replace(
         this.sentEl,
-        h("span", { class: `ae-chip ${c.sent.ignored ? "pending" : "ok"}` }, c.sent.ignored ? "sent, ignored" : "sent"),
+        h("span", { class: `ae-chip ${sent.ignored ? "pending" : "ok"}` }, sent.ignored ? "sent, ignored" : "sent"),
         " ",
-        `${c.sent.message} · now viewing ${c.sent.line}, index ${c.sent.index}`,
+        `${sent.message} · now viewing ${sent.line}, index ${sent.index}`,
         sentText ? h("code", { class: "ae-compose-sent-event", "data-testid": "composer-sent-event", title: sentText }, sentText) : null,
       );
     }
@@ -206,7 +206,7 @@ export class ComposerPanel {
       return;
     }
     const rows = (choice.fields || []).map((field) => {
-      const input = fieldInput(field, (choice.template || {})[field.name]);
+      const input = fieldInput(field, choice.template?.[field.name]);
       input.addEventListener("input", () => this.check());
       input.addEventListener("change", () => this.check());
       this.inputs.push([field, input]);

@@ -3,7 +3,7 @@
 // transitions get `ae-cov-N` (N = 0 never .. 4 hottest, levels computed in Python); never-taken transitions
 // are dashed red. The toggle asks Python for counts (`{kind: "coverage"}`) the first time. Data stays text.
 
-import { formatNumber, h, replace } from "./dom.js";
+import { h, plural, replace } from "./dom.js";
 
 const LEVEL_CLASSES = ["ae-cov-0", "ae-cov-1", "ae-cov-2", "ae-cov-3", "ae-cov-4"];
 
@@ -57,7 +57,7 @@ export class CoverageLayer {
       this.marked.push(el);
       // Graphviz wraps a shape that has a tooltip in <a xlink:title>: the hover says how often, too.
       const a = el.querySelector("a");
-      const title = a && a.getAttribute("xlink:title");
+      const title = a?.getAttribute("xlink:title");
       if (title !== null && title !== undefined && !this.tips.has(a)) {
         this.tips.set(a, title);
         a.setAttribute("xlink:title", `${title} · ${never ? `never ${verb}` : `${verb} ${count}×`}`);
@@ -65,10 +65,10 @@ export class CoverageLayer {
     };
     for (const [id, count] of Object.entries(data.states || {})) {
       const el = this.graph.nodes.get(id);
-      if (el) mark(el, (data.stateLevels || {})[id] || 0, count, count === 0, "entered");
+      if (el) mark(el, data.stateLevels?.[id] || 0, count, count === 0, "entered");
     }
     for (const [id, count] of Object.entries(data.transitions || {})) {
-      for (const el of this.graph.edges.get(id) || []) mark(el, (data.transitionLevels || {})[id] || 0, count, count === 0, "taken");
+      for (const el of this.graph.edges.get(id) || []) mark(el, data.transitionLevels?.[id] || 0, count, count === 0, "taken");
     }
     const never = data.neverTaken || [];
     const labels = (this.model.get("graph")).labels || {};
@@ -77,7 +77,7 @@ export class CoverageLayer {
     replace(
       this.legend,
       h("span", { class: "ae-cov-scale", "aria-hidden": "true" }, LEVEL_CLASSES.slice(1).map((c) => h("span", { class: `ae-cov-swatch ${c}` }))),
-      h("span", {}, `${formatNumber(data.runs || 0)} run${data.runs === 1 ? "" : "s"}, ${formatNumber(data.entries || 0)} entries: ${taken}/${data.totalTransitions || 0} transitions taken`),
+      h("span", {}, `${plural(data.runs || 0, "run")}, ${plural(data.entries || 0, "entry", "entries")}: ${taken}/${data.totalTransitions || 0} transitions taken`),
       never.length ? h("span", { class: "ae-cov-never-list", "data-testid": "coverage-never" }, "never: ", never.slice(0, 12).map((id) => labels[id] || id).join(", "), never.length > 12 ? ` … +${never.length - 12}` : "") : h("span", { class: "ae-ok-text" }, "every transition taken"),
     );
   }

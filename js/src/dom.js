@@ -95,6 +95,11 @@ export function formatNumber(n) {
   return Number.isInteger(n) ? n.toLocaleString("en-US") : n.toLocaleString("en-US", { maximumFractionDigits: 4 });
 }
 
+/** A count with its noun agreeing: `plural(1, "entry", "entries")` -> "1 entry", `plural(1000, "hit")` -> "1,000 hits". */
+export function plural(n, one, many = `${one}s`) {
+  return `${formatNumber(n)} ${n === 1 ? one : many}`;
+}
+
 /** A recorded timestamp as a cell shows it: "2026-03-02T09:00:05.100Z" -> "03-02 09:00:05" (month-day and time as
  * recorded), or "2026-03-02 09:00:05" with `year`; the element's tooltip holds the whole timestamp, zone and
  * milliseconds included. Anything else is shown as it is. */

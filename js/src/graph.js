@@ -23,6 +23,9 @@ const MAX_SCALE = 1.1; // a small chart is not blown up past this (13 pt state l
 const FOCUS_SCALE = 0.9; // a chart too large to read whole opens at this zoom around the active states
 const STAGE_MIN = 300; // px heights the drawing area may take
 const STAGE_MAX = 560;
+// px of the widget outside the drawing area by default (header, slider, composer, table, search, a banner): the
+// chart's default height leaves that much of the window, so the widget opens no taller than the window.
+const RESERVED = 600;
 const FALLBACK_WIDTH = 560; // the panel's width when it is not laid out at the first draw
 const PAD = 8; // chart points of margin round the drawing
 const DIRECTIONS = ["TB", "LR"];
@@ -47,13 +50,19 @@ function sanitize(svg) {
 /** The drawing's extent [x, y, w, h] in chart points, with a margin. */
 function extentOf(svg) {
   const vb = svg.viewBox?.baseVal;
-  const [x, y, w, hgt] = vb && vb.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
+  const [x, y, w, hgt] = vb?.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
   return [x - PAD, y - PAD, w + 2 * PAD, hgt + 2 * PAD];
 }
 
-/** Screen px per chart point that shows all of `box` in `width` px and at most STAGE_MAX px of height. */
+/** The tallest default drawing area: STAGE_MAX, less in a window too short to hold it and the rest of the widget. */
+function stageMax() {
+  const windowHeight = typeof window === "undefined" ? 0 : window.innerHeight;
+  return windowHeight ? Math.max(STAGE_MIN, Math.min(STAGE_MAX, windowHeight - RESERVED)) : STAGE_MAX;
+}
+
+/** Screen px per chart point that shows all of `box` in `width` px and at most stageMax() px of height. */
 function wholeScale(box, width) {
-  return Math.min(width / box[2], STAGE_MAX / box[3], MAX_SCALE);
+  return Math.min(width / box[2], stageMax() / box[3], MAX_SCALE);
 }
 
 /** A state's name that tells regions apart: its id without the machine's, at most its last two keys
@@ -67,7 +76,7 @@ function shortName(id) {
 function pickLayout(layouts, width) {
   const rated = layouts.map((layout) => {
     const scale = wholeScale(layout.box, width);
-    const stage = Math.min(STAGE_MAX, Math.max(STAGE_MIN, layout.box[3] * scale));
+    const stage = Math.min(stageMax(), Math.max(STAGE_MIN, layout.box[3] * scale));
     const filled = (layout.box[2] * scale * layout.box[3] * scale) / (width * stage);
     return { layout, size: Math.round(Math.min(scale, COMFORT_SCALE) * 30), filled };
   });
@@ -132,7 +141,7 @@ export class GraphPanel {
 
   /** Lay the chart out (both directions, once) and keep the one that reads larger in this panel. */
   async draw(graph) {
-    if (!graph || !graph.dot) return;
+    if (!graph?.dot) return;
     let layouts;
     try {
       const engine = await viz();
@@ -141,7 +150,7 @@ export class GraphPanel {
         return { rankdir, svg, box: extentOf(svg) };
       });
     } catch (error) {
-      replace(this.stage, h("pre", { class: "ae-error-text" }, `Could not draw the statechart: ${error?.message ?? error}`));
+      replace(this.stage, h("pre", { class: "ae-error-text" }, `Could not draw the statechart: ${error instanceof Error ? error.message : String(error)}`));
       return;
     }
     const chosen = pickLayout(layouts, this.stage.clientWidth || this.el.clientWidth || FALLBACK_WIDTH);
@@ -200,8 +209,9 @@ export class GraphPanel {
     this.fitLabels();
     this.sizePanel(width);
     // Too large to read whole: focus the active states (once they are known, see highlight).
-    this.wantsFocus = this.fitScale() < this.readScale && !this.focus();
-    if (this.fitScale() >= this.readScale || this.wantsFocus) this.fit();
+    const fitScale = this.fitScale() ?? 0; // laid out (checked above), so a number
+    this.wantsFocus = fitScale < this.readScale && !this.focus();
+    if (fitScale >= this.readScale || this.wantsFocus) this.fit();
   }
 
   /** Height for the drawing area: the chart's height at the scale its width allows, within limits. */
@@ -209,11 +219,11 @@ export class GraphPanel {
     const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
     if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
     const scale = wholeScale(this.box, width);
-    let wanted = scale >= this.readScale ? this.box[3] * scale : STAGE_MAX;
-    let most = STAGE_MAX;
+    let wanted = scale >= this.readScale ? this.box[3] * scale : stageMax();
+    let most = stageMax();
     if (this.wide) {
       // Widened: the whole chart's height when it reads whole at this width, else most of the window.
-      most = Math.max(STAGE_MAX, Math.round(window.innerHeight * WIDE_STAGE));
+      most = Math.max(stageMax(), Math.round(window.innerHeight * WIDE_STAGE));
       const wideScale = Math.min(width / this.box[2], MAX_SCALE);
       wanted = wideScale >= this.readScale ? this.box[3] * wideScale : most;
     }

@@ -2,7 +2,7 @@
 // The header and the notices under it: machine, version, thread and line on view; the verification chip; the
 // cursor's position; the divergence banner; where `compare_with` parts from this machine. Drawn as text.
 
-import { formatNumber, h, replace } from "./dom.js";
+import { formatNumber, h, plural, replace } from "./dom.js";
 import { drawBanner, drawMachines, drawStatusChip } from "./notices.js";
 
 /**
@@ -33,7 +33,7 @@ export function mountHeader(ctx) {
   /** @param {number} i */
   function drawPosition(i) {
     position.textContent = `index ${formatNumber(i)} / ${formatNumber(ctx.last())}`;
-    position.title = `entry ${formatNumber(i)} of indices 0–${formatNumber(ctx.last())} (${formatNumber(ctx.last() + 1)} entries)`;
+    position.title = `entry ${formatNumber(i)} of indices 0–${formatNumber(ctx.last())} (${plural(ctx.last() + 1, "entry", "entries")})`;
   }
 
   function drawVerification() {
@@ -49,7 +49,7 @@ export function mountHeader(ctx) {
     const bad = !!(f.hash && f.hash.ok === false);
     here.hidden = !bad;
     here.textContent = bad ? "recorded ≠ replayed here" : "";
-    here.title = bad ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
+    here.title = bad && f.hash ? `recorded ${f.hash.recorded}\nreplayed ${f.hash.replayed}` : "";
   }
 
   /** A followed run: that it is live, when the writer last appended (clock time and how long ago, kept
@@ -72,7 +72,7 @@ export function mountHeader(ctx) {
     const today = at.toDateString() === new Date().toDateString();
     const clock = today ? at.toLocaleTimeString([], { hour12: false }) : at.toLocaleString([], { hour12: false });
     lastSeen.textContent = `last append ${clock} (${ago(Date.now() - at.getTime())})`;
-    lastSeen.title = `the newest entry arrived ${at.toISOString()}` + (l.lastRecordedAt ? `; its recordedAt is ${l.lastRecordedAt}` : "");
+    lastSeen.title = `the newest entry arrived ${at.toISOString()}${l.lastRecordedAt ? `; its recordedAt is ${l.lastRecordedAt}` : ""}`;
   }
 
   function drawLive() {

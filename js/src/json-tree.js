@@ -10,6 +10,10 @@ function key(path) {
 }
 
 /** `changed` is a list of paths (segment lists) relative to the persisted snapshot, e.g. ["context","n"]. */
+/**
+ * @param {any} value
+ * @param {{ rootPath?: Array<string | number>, changed?: Array<Array<string | number>>, openDepth?: number, remembered?: Map<string, boolean> | null }} [options]
+ */
 export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2, remembered = null } = {}) {
   const exact = new Set();
   const within = new Set();

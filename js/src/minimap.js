@@ -64,7 +64,7 @@ export class Minimap {
   /** Show the frame of `view`; hidden when the whole chart is in view. `room`: the panel's [width, height]. */
   update(view, room) {
     if (!this.svg || !view) return;
-    if (room && room[0] && (!this.room || room[0] !== this.room[0] || room[1] !== this.room[1])) {
+    if (room?.[0] && (!this.room || room[0] !== this.room[0] || room[1] !== this.room[1])) {
       this.room = room;
       const [, , bw, bh] = this.box;
       const scale = Math.min(Math.min(MAX_W, room[0] * MAX_SHARE) / bw, Math.min(MAX_H, room[1] * MAX_SHARE) / bh);

@@ -3,7 +3,7 @@
 // branch comparison (lanes, the events each line has where they part, the state diff). Each draws one
 // traitlet's payload into its element, as text.
 
-import { formatNumber, h, replace, shortHashPair } from "./dom.js";
+import { formatNumber, h, plural, replace, shortHashPair } from "./dom.js";
 
 /** The chip in the header: verified / n divergent / verifying… (with progress) / failed / not verified. */
 /** @param {HTMLElement} status @param {import("./protocol").Traits["verification"]} v */
@@ -39,7 +39,7 @@ export function drawBanner(banner, v, setIndex) {
   const eventType = d.event && typeof d.event === "object" ? d.event.type : null;
   const more = Math.max(0, (v.count || 0) - 1);
   const shown = shortHashPair(d.expectedHash, d.actualHash);
-  const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first) }, `Jump to ${v.first}`);
+  const jump = h("button", { class: "ae-btn ae-btn-danger", "data-testid": "jump-divergence", onclick: () => setIndex(v.first ?? 0) }, `Jump to ${v.first}`);
   const parts = [
     h("strong", {}, `Replay diverges at index ${v.first}`),
     eventType ? [" on ", h("code", {}, eventType)] : null,
@@ -64,10 +64,10 @@ export function drawMachines(panel, machines, info, setIndex) {
   } else if (machines.index === null || machines.index === undefined) {
     replace(panel, h("div", {}, `The ${recording} and the ${replay} fold this log to the same states at every index.`));
   } else {
-    const took = (/** @type {string[] | undefined} */ ids) => (ids && ids.length ? ids.join(", ") : "no transition");
+    const took = (/** @type {string[] | undefined} */ ids) => (ids?.length ? ids.join(", ") : "no transition");
     replace(
       panel,
-      h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index) }, `Jump to ${machines.index}`)),
+      h("div", {}, h("strong", {}, "Recording vs replay: "), `the ${recording} and the ${replay} part ways at index ${machines.index}. `, h("button", { class: "ae-btn ae-btn-small", "data-testid": "jump-machines", onclick: () => setIndex(machines.index ?? 0) }, `Jump to ${machines.index}`)),
       machines.transitionsBefore ? h("div", { class: "ae-muted", "data-testid": "machines-took" }, `there the recording took ${took(machines.transitionsBefore)}; the replay took ${took(machines.transitionsAfter)}`) : null,
       diffList(machines.diff, ["recording", "replay"]),
     );
@@ -79,6 +79,7 @@ function cap(text) {
 }
 
 /** A state diff, one change per row: path, the first side's value → the second's (`sides` labels them). */
+/** @param {any} diff @param {string[] | null} [sides] */
 function diffList(diff, sides = null) {
   return h(
     "ul",
@@ -96,11 +97,11 @@ export function drawComparison(panel, c, length, setIndex) {
   const head = h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Branch comparison"));
   // Names of the two lines (the one on view, the one compared) when Python sent them; else the generic words.
   const nameA = c.lineName || "this run";
-  const nameB = (c.branch && c.branch.name) || "the branch";
+  const nameB = (c.branch?.name) || "the branch";
   const summary =
     c.index === null || c.index === undefined
-      ? h("div", {}, `${cap(nameB)} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) and ${nameA} (${formatNumber(c.lengthA)} entries) reach the same states.`)
-      : h("div", {}, `${cap(nameA)} (${formatNumber(c.lengthA)} entries) and ${nameB} (${formatNumber(c.lengthB)} entries, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index) }, `Jump to ${c.index}`) : null);
+      ? h("div", {}, `${cap(nameB)} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) and ${nameA} (${plural(c.lengthA, "entry", "entries")}) reach the same states.`)
+      : h("div", {}, `${cap(nameA)} (${plural(c.lengthA, "entry", "entries")}) and ${nameB} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index ?? 0) }, `Jump to ${c.index}`) : null);
   const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
   const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
   const lane = (label, count, testid) =>
@@ -115,10 +116,10 @@ export function drawComparison(panel, c, length, setIndex) {
         c.forkedAt !== null && c.forkedAt !== undefined ? h("span", { class: "ae-lane-mark fork", style: `left:${pct(c.forkedAt)}`, title: `fork: entries before ${c.forkedAt} are shared` }) : null,
         c.index !== null && c.index !== undefined ? h("span", { class: "ae-lane-mark diff", style: `left:${pct(c.index)}`, title: `first difference: ${c.index}` }) : null,
       ),
-      h("span", { class: "ae-muted ae-lane-len" }, `${formatNumber(count)} entries`),
+      h("span", { class: "ae-muted ae-lane-len" }, plural(count, "entry", "entries")),
     );
   const lanes = h("div", { class: "ae-lanes" }, lane(nameA, c.lengthA || 0, "lane-run"), lane(nameB === "the branch" ? "branch" : nameB, c.lengthB || 0, "lane-branch"));
-  const appended = ((c.branch || {}).appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
+  const appended = (c.branch?.appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
   const eventText = (e) => (e ? h("code", { title: JSON.stringify(e) }, e.type ?? "?") : h("span", { class: "ae-muted" }, "(ended)"));
   const events =
     c.index !== null && c.index !== undefined && (c.eventA || c.eventB)

@@ -32,7 +32,7 @@ let modifiers = null;
 function supportsModifiers() {
   if (modifiers === null) {
     try {
-      new RegExp("(?i:a)", "u");
+      /(?i:a)/u;
       modifiers = true;
     } catch {
       modifiers = false;
@@ -195,7 +195,7 @@ class Translator {
     else {
       if (source.next === "}") return null;
       const here = source.at;
-      let lo = source.getWhile(Infinity, DIGITS);
+      const lo = source.getWhile(Infinity, DIGITS);
       let hi;
       if (source.match(",")) hi = source.getWhile(Infinity, DIGITS);
       else hi = lo;
@@ -428,11 +428,11 @@ class Translator {
     const negated = []; // \D \W \S inside the class
     let empty = true;
     for (;;) {
-      let c = source.get();
+      const c = source.get();
       if (c === null) throw new PatternError("unterminated character set");
       if (c === "]" && !empty) break;
       empty = false;
-      let item = c[0] === "\\" ? this.classEscape(c) : cp(c);
+      const item = c[0] === "\\" ? this.classEscape(c) : cp(c);
       if (source.match("-")) {
         const d = source.get();
         if (d === null) throw new PatternError("unterminated character set");

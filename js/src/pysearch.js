@@ -71,7 +71,7 @@ function jsonString(text) {
     else if (c === 0x0d) out += "\\r";
     else out += `\\u${c.toString(16).padStart(4, "0")}`;
   }
-  return out + '"';
+  return `${out}"`;
 }
 
 const blobs = new WeakMap();
@@ -130,7 +130,7 @@ const SEGMENT = /\[(\p{Nd}+|\*)\]|\.?([^.[\]]+)/gu;
 function digitsValue(text) {
   let value = 0;
   for (const c of text) {
-    let code = /** @type {number} */ (c.codePointAt(0));
+    const code = /** @type {number} */ (c.codePointAt(0));
     let zero = code;
     while (/\p{Nd}/u.test(String.fromCodePoint(zero - 1))) zero -= 1;
     value = value * 10 + ((code - zero) % 10);
@@ -174,6 +174,7 @@ class Matcher {
     this.segments = segments;
     this.case = !!query.case;
     const needle = this.case ? text : text.toLowerCase();
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the point: JSON escapes control characters (and " \), so a needle holding one cannot be found as plain text in the JSON
     const plain = !query.regex && !/["\\]/.test(needle) && !/[\u0000-\u001f]/.test(needle);
     this.needle = plain ? needle : null;
   }
@@ -296,6 +297,7 @@ export function searchCorpus(corpus, query) {
 }
 
 /** search.py `search_page`: one page of hits (the `search_results` traitlet without marks). */
+/** @param {any[]} hits @param {any} query @param {number} [offset] @param {string | null} [error] */
 export function searchPage(hits, query, offset = 0, error = null) {
   const at = Math.max(0, Math.min(Math.trunc(Number(offset) || 0), Math.max(0, hits.length - 1)));
   return {
@@ -332,7 +334,7 @@ export function tableMatches(corpus, rows, typeFilter, text) {
   const start = corpus.start || 0;
   const out = [];
   (corpus.events || []).forEach((row, k) => {
-    if (typeFilter && (rows[k] || {}).type !== typeFilter) return;
+    if (typeFilter && rows[k]?.type !== typeFilter) return;
     if (needle) {
       let hay = row[3];
       if (hay === undefined) {

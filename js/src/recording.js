@@ -31,7 +31,7 @@ export class RecordingLayer {
     this.frame = frame;
     for (const el of this.lit) el.classList.remove("recording");
     this.lit = [];
-    const side = frame && frame.recording;
+    const side = frame?.recording;
     this.legend.hidden = !side;
     if (!side) return;
     for (const id of side.active || []) {

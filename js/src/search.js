@@ -3,7 +3,7 @@
 // which searches the whole log and sends back one page of hits (`search_results`); hits are also marked on the
 // slider track (`search_results.marks`, drawn by track.js). Clicking a hit moves the cursor. Hit text is drawn as text.
 
-import { debounce, formatNumber, h, replace } from "./dom.js";
+import { debounce, formatNumber, h, plural, replace } from "./dom.js";
 
 export class SearchPanel {
   /** @param {import("./protocol").Model} model @param {(i: number) => void} setIndex */
@@ -60,7 +60,7 @@ export class SearchPanel {
       this.scope.value = q.scope || "both";
     }
     const hits = r.hits || [];
-    this.prev.disabled = !(r.offset > 0);
+    this.prev.disabled = !((r.offset || 0) > 0);
     this.next.disabled = !((r.offset || 0) + hits.length < (r.total || 0));
     if (r.pending) {
       this.summary.textContent = `searching… ${Math.round((r.progress || 0) * 100)}%`;
@@ -76,7 +76,7 @@ export class SearchPanel {
       replace(this.list);
       return;
     }
-    this.summary.textContent = r.total ? `${formatNumber((r.offset || 0) + 1)}–${formatNumber((r.offset || 0) + hits.length)} of ${formatNumber(r.total)} hits` : "no hits";
+    this.summary.textContent = r.total ? `${formatNumber((r.offset || 0) + 1)}–${formatNumber((r.offset || 0) + hits.length)} of ${plural(r.total, "hit")}` : "no hits";
     const shown = JSON.stringify([q, r.offset || 0, r.total]);
     if (shown !== this.shown) this.list.scrollTop = 0; // another page or query starts at its first hit
     this.shown = shown;

@@ -3,7 +3,7 @@
 // changed paths, children in flight with their request ids, timers armed, owed effects, output, hash), or the
 // fold's progress while the frame is pending.
 
-import { formatNumber, formatRecorded, h, replace, shortHashPair } from "./dom.js";
+import { formatNumber, formatRecorded, h, plural, replace, shortHashPair } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
 function section(label, ...content) {
@@ -58,6 +58,7 @@ function significant(x, digits) {
  */
 function bothSides(f, hashChip) {
   const r = f.recording;
+  if (!r) return null; // drawn only at an index with the recording's side (the caller checks)
   const recorded = r.source === "recorder" ? r.valueText ?? "" : r.active.length ? r.active[r.active.length - 1].split(".").pop() : "unknown";
   return h(
     "div",
@@ -93,8 +94,8 @@ export class StatePanel {
       const pct = Math.floor((100 * (f.built || 0)) / Math.max(1, f.length || 1));
       replace(
         stateBody,
-        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${formatNumber(f.length || 0)} entries folded (${pct}%)`)),
-        section("event", h("code", { class: "ae-type" }, (f.entry || {}).type ?? "")),
+        h("div", { class: "ae-pending", "data-testid": "pending" }, `Replaying up to index ${formatNumber(f.index)}… `, h("span", { class: "ae-muted" }, `${formatNumber(f.built || 0)} of ${plural(f.length || 0, "entry", "entries")} folded (${pct}%)`)),
+        section("event", h("code", { class: "ae-type" }, f.entry?.type ?? "")),
       );
       return false;
     }
@@ -127,7 +128,7 @@ export class StatePanel {
       ),
     );
     blocks.push(...pendingSections(f, i, this.jump));
-    if ((f.effects || []).length) {
+    if (f.effects?.length) {
       // What a host resuming here would still have to do (the step path's replay): model calls, tasks, timers.
       blocks.push(section("still owed", h("ul", { class: "ae-list", "data-testid": "effects", title: "What a host resuming after this entry owes (steps.replay)" }, f.effects.map((e) => h("li", {}, h("span", { class: "ae-chip" }, e.kind ?? "?"), " ", h("code", { title: e.requestId || "" }, e.requestId ?? e.site ?? ""), e.detail ? h("span", { class: "ae-muted" }, ` · ${e.detail}`) : null)))));
     }

@@ -97,8 +97,8 @@ export function createStaticModel(data) {
   }
 
   traits.searchAll = data.searchHits || []; // the notebook's last search, within this window
-  const saved = (traits.search_results || {}).query;
-  if (saved && saved.text) {
+  const saved = traits.search_results?.query;
+  if (saved?.text) {
     // Run it again here: the same hits as the notebook's within this window, and the page can page through them.
     const found = staticSearchResults(data, saved);
     if (!found.page.error) {

@@ -92,11 +92,12 @@ export class EventTable {
   draw(page, index) {
     const rows = page.rows || [];
     const total = page.total || 0;
-    const first = total ? page.offset + 1 : 0;
-    this.pageLabel.textContent = total ? `rows ${formatNumber(first)}–${formatNumber(page.offset + rows.length)} of ${formatNumber(total)}` : "0 rows";
+    const offset = page.offset || 0;
+    const first = total ? offset + 1 : 0;
+    this.pageLabel.textContent = total ? `rows ${formatNumber(first)}–${formatNumber(offset + rows.length)} of ${formatNumber(total)}` : "0 rows";
     this.pageLabel.title = "rows of this table (filtered or not), counted from 1; the # column is each entry's index in the log, from 0";
-    this.prev.disabled = !page.offset;
-    this.next.disabled = page.offset + rows.length >= total;
+    this.prev.disabled = !offset;
+    this.next.disabled = offset + rows.length >= total;
     const query = page.query || /** @type {Partial<import("./protocol").TableQuery>} */ ({});
     if (document.activeElement !== this.search && this.search.value !== (query.text || "")) this.search.value = query.text || "";
     if (this.typeSelect.value !== (query.type || "")) this.typeSelect.value = query.type || "";

@@ -4,7 +4,7 @@
 // `ex.usage()` runs or "ledger" is pressed) the plot draws one line per model plus compared branches
 // (dashed), and a table lists tokens (and cost) per state the machine was in. Data is drawn as text.
 
-import { formatNumber, h, replace, s } from "./dom.js";
+import { formatNumber, h, plural, replace, s } from "./dom.js";
 
 const W = 240;
 const H = 48;
@@ -26,7 +26,7 @@ export class UsagePanel {
     this.plot = h("div", { class: "ae-spark" });
     this.legend = h("div", { class: "ae-usage-legend", "data-testid": "usage-legend" });
     this.byState = h("div", { class: "ae-usage-states", "data-testid": "usage-by-state" });
-    this.ledgerButton = h("button", { class: "ae-btn ae-btn-small", title: "Usage per model and per state, compared with the branches", "aria-label": "Show the usage ledger", "data-testid": "usage-ledger", onclick: () => model && model.send({ kind: "usage-ledger" }) }, "ledger");
+    this.ledgerButton = h("button", { class: "ae-btn ae-btn-small", title: "Usage per model and per state, compared with the branches", "aria-label": "Show the usage ledger", "data-testid": "usage-ledger", onclick: () => model?.send({ kind: "usage-ledger" }) }, "ledger");
     this.el = h("section", { class: "ae-panel ae-usage", "data-testid": "usage" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Usage"), h("span", { class: "ae-spacer" }), this.ledgerButton), this.totals, this.plot, this.legend, this.byState);
     this.series = [];
     this.ledger = null;
@@ -49,7 +49,7 @@ export class UsagePanel {
 
   /** @param {import("./protocol").Traits["usage_ledger"]} ledger */
   drawLedger(ledger) {
-    this.ledger = ledger && ledger.series ? ledger : null;
+    this.ledger = ledger?.series ? /** @type {import("./protocol").UsageLedgerView} */ (ledger) : null;
     this.drawPlot();
     if (!this.ledger) {
       replace(this.legend);
@@ -98,14 +98,16 @@ export class UsagePanel {
     const path = (points, end) => {
       let d = `M ${x(0)} ${y(0)}`;
       for (const [i, v] of points) d += ` H ${x(i)} V ${y(v)}`;
-      return d + ` H ${x(end)}`;
+      return `${d} H ${x(end)}`;
     };
     const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "ae-spark-svg", role: "img", "aria-label": "cumulative tokens over the run" });
     branchLines.forEach((points, k) => {
       if (points.length) svg.appendChild(s("path", { d: path(points, points[points.length - 1][0]), class: `ae-spark-line ae-branch-line ae-branch-${k % BRANCH_CLASSES}` }));
     });
     svg.appendChild(s("path", { d: path(this.series, this.length - 1), class: "ae-spark-line ae-total-line" }));
-    ledgerLines.forEach((points, k) => svg.appendChild(s("path", { d: path(points, this.length - 1), class: `ae-spark-line ae-model-line ae-model-${k % MODEL_CLASSES}` })));
+    ledgerLines.forEach((points, k) => {
+      svg.appendChild(s("path", { d: path(points, this.length - 1), class: `ae-spark-line ae-model-line ae-model-${k % MODEL_CLASSES}` }));
+    });
     replace(this.plot, svg);
     this.svg = svg;
     this.xOf = x;
@@ -117,8 +119,9 @@ export class UsagePanel {
     if (!this.svg || index === null || index === undefined) return;
     const at = this.xOf(index);
     if (!this.cursor) {
-      this.cursor = s("line", { x1: at, x2: at, y1: 0, y2: H, class: "ae-spark-cursor" });
-      this.svg.appendChild(this.cursor);
+      const cursor = s("line", { x1: at, x2: at, y1: 0, y2: H, class: "ae-spark-cursor" });
+      this.cursor = cursor;
+      this.svg.appendChild(cursor);
     } else {
       this.cursor.setAttribute("x1", at);
       this.cursor.setAttribute("x2", at);
@@ -142,15 +145,15 @@ export class UsagePanel {
       rows.push(h("span", { class: "ae-k" }, key), h("span", { class: "ae-v" }, formatNumber(value)));
     }
     if (cost) rows.push(h("span", { class: "ae-k" }, "cost"), h("span", { class: "ae-v", "data-testid": "usage-cost", title: cost.unpriced.length ? `no price for ${cost.unpriced.join(", ")}: not counted` : "from the explorer's prices (USD per million tokens)" }, usd(cost.total), cost.unpriced.length ? "+" : ""));
-    const models = Object.entries((usage || {}).byModel || {});
+    const models = Object.entries(usage?.byModel || {});
     if (models.length) rows.push(h("span", { class: "ae-k ae-subhead" }, cost ? "tokens · cost by model" : "totalTokens by model"), h("span", {}));
     for (const [model, totals] of models) {
-      const c = cost && cost.byModel[model];
+      const c = cost?.byModel[model];
       rows.push(h("span", { class: "ae-k ae-model", title: model }, model), h("span", { class: "ae-v" }, formatNumber(totals.totalTokens ?? 0), c !== undefined && c !== null ? ` · ${usd(c)}` : ""));
     }
     if (rows.length === 2) {
       const whole = this.series.length ? this.series[this.series.length - 1][1] : 0;
-      rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${formatNumber(whole)} tokens in all)` : "nothing spent in this run"));
+      rows.push(h("span", { class: "ae-muted", "data-testid": "usage-nothing" }, whole ? `nothing spent up to here (the run spends ${plural(whole, "token")} in all)` : "nothing spent in this run"));
     }
     replace(this.totals, rows);
     this.placeCursor(index);

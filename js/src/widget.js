@@ -22,8 +22,10 @@ import { ComposerPanel } from "./composer.js";
 
 /**
  * @param {{model: import("./protocol").Model, el: HTMLElement}} props
+ * @param {{ kernel?: boolean }} [options] `kernel: false` for the static export: nothing there can compose, so no
+ *   composer is drawn (its button could only say "needs a running kernel").
  */
-function render({ model, el }) {
+function render({ model, el }, { kernel = true } = {}) {
   const ctx = createContext(model);
   const { on } = ctx;
 
@@ -44,18 +46,21 @@ function render({ model, el }) {
   graphPanel.insertBefore(recording.legend, graphPanel.firstChild);
   const search = new SearchPanel(model, ctx.setIndex);
   const lineage = new LineagePanel(model); // the lines (recording + branches) beside the slider
-  const composer = new ComposerPanel(model);
+  const composer = kernel ? new ComposerPanel(model) : null;
+  // A message the kernel could not take (explorer/messages.py answers it with an `error` reply): said, not dropped.
+  const refused = h("div", { class: "ae-muted ae-bad-text", "data-testid": "message-error", role: "status", hidden: true });
 
   const root = h(
     "div",
     { class: "ae-root", tabindex: 0, "data-lm-suppress-shortcuts": "true", "aria-label": "Agent run explorer" },
     header.el,
     header.banner,
+    refused,
     header.machines,
     controls.el,
     lineage.el,
     h("div", { class: "ae-main" }, graphPanel, state.el),
-    composer.el,
+    composer ? composer.el : null,
     comparePanel,
     h("div", { class: "ae-bottom" }, table.el, usage.el),
     search.el,
@@ -111,7 +116,12 @@ function render({ model, el }) {
   on("change:search_results", () => search.draw(model.get("search_results"), model.get("index")));
   on("change:usage_ledger", () => usage.drawLedger(model.get("usage_ledger")));
   on("change:lineage", () => lineage.draw(model.get("lineage"), model.get("index")));
-  on("change:composer", () => composer.draw(model.get("composer")));
+  if (composer) on("change:composer", () => composer.draw(model.get("composer")));
+  on("msg:custom", (/** @type {import("./protocol").Reply} */ reply) => {
+    if (reply?.kind !== "error") return;
+    refused.hidden = false;
+    refused.textContent = `The kernel refused a ${reply.about ?? "widget"} message: ${reply.message}`;
+  });
 
   el.classList.add("ae-host");
   el.appendChild(root);
@@ -143,7 +153,7 @@ function render({ model, el }) {
  * @param {any} data @param {HTMLElement} el
  */
 export function renderStatic(data, el) {
-  return render({ model: /** @type {any} */ (createStaticModel(data)), el });
+  return render({ model: /** @type {any} */ (createStaticModel(data)), el }, { kernel: false });
 }
 
 /** The static page's search and table filter over exported data (the page itself uses them; tests compare them

@@ -215,3 +215,37 @@ def test_the_widget_follows_a_writer_process(backend: Backend, nb: NotebookPage,
             seed.close()
         with contextlib.suppress(Exception):  # whatever failed, leave no follower polling in the kernel
             nb.kernel("if 'ex' in globals(): ex.follow(False)")
+
+
+def test_the_event_table_follows_the_cursor_while_following(nb: NotebookPage, lab: Lab, tmp_path: Path) -> None:
+    """Pages of 4 rows over a run a writer process grows entry by entry: after every append the cursor's row is on
+    the table and highlighted (the table used to stay a page behind the cursor at the tail)."""
+    from playwright.sync_api import expect
+
+    path = lab.root / f"live-table-{uuid.uuid4().hex[:6]}.db"
+    name = "follow-table.ipynb"
+    write_notebook(lab.root / name, [
+        f"from agent_explorer import Explorer, SqliteEventLogStore\nfrom agent_explorer.samples import support_agent\n"
+        f"store = SqliteEventLogStore({str(path)!r})",
+        f"ex = Explorer.from_store(store, {THREAD!r}, support_agent, follow=True, page_size=4)\nex",
+    ])
+    writer = Writer(f"sqlite:///{path}", LOGS / "support_clean.jsonl", 0)
+    try:
+        assert [writer.append(), writer.append()] == [0, 1]
+        nb.open(name, widgets=1)
+        root = nb.widget(0)
+        expect_tail(root, 1)
+        for index in range(2, 12):
+            assert writer.append() == index
+            expect_tail(root, index)
+            current = root.locator(".ae-events tr.ae-row.current")
+            expect(current).to_have_count(1, timeout=WAIT)
+            expect(current).to_have_attribute("data-index", str(index))
+            first = max(0, index - 3) + 1  # the last page is full and ends at the last row (rows count from 1)
+            expect(root.locator(".ae-page-label")).to_have_text(f"rows {first}–{index + 1} of {index + 1}")
+        nb.shot(tmp_path / "live-table-at-tail.png", 0)
+        assert nb.dialogs == [], f"a dialog fired: {nb.dialogs}"
+    finally:
+        writer.close()
+        with contextlib.suppress(Exception):
+            nb.kernel("if 'ex' in globals(): ex.follow(False)")

@@ -484,6 +484,9 @@ def test_the_static_pages_search_panel_draws_the_notebooks_hits(browser: Any, tm
         page.goto(target.as_uri())
         page.wait_for_selector('.ae-root[data-ready="true"]', timeout=30_000)
         root = page.locator(".ae-root")
+        # Nothing on a static page can compose (no kernel appends a branch): no composer, no "Compose" button.
+        assert root.get_by_test_id("composer").count() == 0 and root.get_by_test_id("composer-toggle").count() == 0
+        assert root.get_by_test_id("search").count() == 1  # the panels that work on exported data are there
         for text, regex, path in (("refund", False, ""), ("^[A-Z_]+$", True, "event.type")):
             if root.get_by_test_id("search-regex").is_checked() != regex:
                 root.get_by_test_id("search-regex").click()

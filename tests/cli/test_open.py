@@ -367,7 +367,8 @@ def test_open_with_no_log_keeps_a_sample_log_file_it_did_not_write(
 
 
 def test_open_log_serves_the_written_notebook(project: Any) -> None:
-    """JupyterLab answers on the printed URL with the notebook written for the log."""
+    """JupyterLab answers on the printed URL with the notebook written for the log, without the "get Jupyter
+    news?" toast (a default of the served lab only: the user's own settings folder is left as it was)."""
     pytest.importorskip("jupyterlab")
     folder, _marker, entries = project
     write_log(folder / "run.jsonl", entries)
@@ -375,10 +376,13 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
     (folder / "notebooks" / "jupyterlab").mkdir(parents=True)
     for module in ("jupyter.py", "jupyterlab/__init__.py"):
         (folder / "notebooks" / module).write_text(PLANTED.format(marker=str(planted)))
+    user_settings = folder.parent / "user-lab-settings"  # the user's own JupyterLab settings, none written yet
+    user_settings.mkdir()
     process = subprocess.Popen(
         [sys.executable, "-m", "agent_explorer.cli", "open", "run.jsonl", "--machine", REF, "--no-browser",
          "--port", "18951", "--dir", "notebooks"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True, cwd=folder,
+        env={**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(user_settings)},
     )
     try:
         assert process.stdout is not None
@@ -403,6 +407,16 @@ def test_open_log_serves_the_written_notebook(project: Any) -> None:
         source = "".join(c["source"] for c in notebook["content"]["cells"] if c["cell_type"] == "code")
         assert literals(source)["LOG"] == str((folder / "run.jsonl").resolve())
         assert not planted.exists()
+        # The page asks "get Jupyter news?" when the setting it composes (the user's value, else the schema's
+        # default) is "none", JupyterLab's own default; the served lab's default is "false".
+        settings = url.replace("/lab/tree/explore_run.ipynb",
+                               "/lab/api/settings/@jupyterlab/apputils-extension:notification")
+        with urllib.request.urlopen(settings, timeout=10) as response:
+            answer = json.loads(response.read())
+        defaults = {key: spec["default"] for key, spec in answer["schema"]["properties"].items()}
+        assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False
+        assert answer["settings"] == {}  # nothing set in the user's name: a choice they make still wins
+        assert list(user_settings.rglob("*")) == []
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)

@@ -70,6 +70,30 @@ def test_away_from_the_tail_the_cursor_stays_and_new_entries_are_offered() -> No
     ex.follow(False)
 
 
+def test_the_event_table_rides_the_tail_with_the_cursor() -> None:
+    # Pages of 4 over a log that grows one entry at a time: the table's last page starts off a page boundary,
+    # and redrawing it after a batch used to re-align it one page back, leaving the cursor's row off the table.
+    entries = clean()
+    store = create_in_memory_event_log_store()
+    store.sync.append(thread_id="live", expected_index=0, entries=entries[:2])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True, page_size=4)
+
+    def on_table() -> list[int]:
+        return [row["index"] for row in ex.table["rows"]]
+
+    try:
+        for i in range(2, len(entries)):
+            store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
+            until(lambda i=i: ex.index == i and ex.frame["index"] == i, f"the cursor at {i}")
+            deadline = time.monotonic() + 5
+            while i not in on_table() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert i in on_table(), f"cursor at {i}, the table on rows {on_table()}"
+            assert ex.table["total"] == i + 1 and on_table()[-1] == i
+    finally:
+        ex.follow(False)
+
+
 def test_a_divergent_entry_arriving_live_shows_at_once() -> None:
     entries = copy.deepcopy(clean())
     entries[6]["verification"]["stateHash"] = "0" * 64  # the host journaled a state the machine does not derive

@@ -147,3 +147,72 @@ def test_spend_is_also_attributed_to_the_state_that_waited_on_the_request() -> N
         "deciding",
         "replying",
     ]
+
+
+def _five_minute_agent() -> Any:
+    """The README's five-minute agent: it asks a model for an answer, then waits for the customer."""
+    from agent_explorer import assign, create_text_logic, setup_agent
+
+    return setup_agent(
+        actors={"answer": create_text_logic(prompt=lambda context, event: f"Answer: {context['question']}")},
+    ).create_machine({
+        "id": "support_bot",
+        "version": "1",
+        "context": lambda input: {"question": input["question"], "reply": None},
+        "initial": "answering",
+        "states": {
+            "answering": {"invoke": {"src": "answer", "id": "answer", "onDone": {
+                "target": "waiting", "actions": assign({"reply": lambda c, e, p: e["output"]["text"]})}}},
+            "waiting": {"on": {"RESOLVED": "resolved"}},
+            "resolved": {"type": "final"},
+        },
+    })
+
+
+def test_the_panel_counts_a_model_call_under_the_state_that_made_the_request() -> None:
+    # run_agent journals the call's completion first (answering -> waiting), then its usage: the 42 tokens were
+    # spent by `answering`, which asked, not by `waiting`, the state the machine is in when they are journaled.
+    import asyncio
+
+    from agent_explorer import ScriptedModel, create_in_memory_event_log_store, run_agent
+
+    agent = _five_minute_agent()
+
+    async def record_run() -> list[dict[str, Any]]:
+        store = create_in_memory_event_log_store()
+        model = ScriptedModel(["A replacement ships today."],
+                              usage={"inputTokens": 31, "outputTokens": 11, "totalTokens": 42})
+        await run_agent(agent, input={"question": "My lamp arrived broken."}, store=store, thread_id="t",
+                        executors=model)
+        return list(await store.read("t"))
+
+    log = asyncio.run(record_run())
+    assert [e["event"]["type"] for e in log] == ["@agent.init", "xstate.done.actor.answer", "@agent.usage"]
+    ex = Explorer(agent, log)
+    ledger = ex.usage()
+    row = ledger.rows()[0]
+    assert (row["state"], row["requestedIn"]) == ("waiting", "answering")
+    assert ledger.to_json()["byState"] == [["answering", 1, 42, None]]
+    ex._on_message(ex, {"kind": "usage-ledger"}, [])  # what the widget's "state when spent" table draws
+    assert ex.usage_ledger["byState"] == [["answering", 1, 42, None]]
+
+
+def test_each_record_is_spent_by_the_state_waiting_before_the_reply_it_follows() -> None:
+    from types import SimpleNamespace
+
+    from agent_explorer.explorer.usage import UsageLedger
+
+    def usage(index: int) -> dict[str, Any]:
+        return {"index": index, "causationId": "r1", "event": {
+            "type": "@agent.usage", "requestId": "r1", "model": "m", "usage": {"totalTokens": 10}}}
+
+    def reply(index: int) -> dict[str, Any]:
+        return {"index": index, "causationId": "r1", "event": {"type": "DECIDED"}}
+
+    # One request id answered twice (a decision per step): a record before any reply is spent by the state still
+    # waiting at its own index; after a reply, by the state just before the latest reply it follows.
+    entries = [{"index": 0, "event": {"type": "@agent.init"}}, usage(1), reply(2), usage(3), reply(4), usage(5)]
+    ledger = UsageLedger(entries, lambda i: SimpleNamespace(value=f"s{i}"))
+    assert [(row["index"], row["state"], row["requestedIn"]) for row in ledger.rows()] == [
+        (1, "s1", "s1"), (3, "s3", "s1"), (5, "s5", "s3")]
+    assert ledger.to_json()["byState"] == [["s1", 2, 20, None], ["s3", 1, 10, None]]

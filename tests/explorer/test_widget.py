@@ -707,7 +707,7 @@ def test_entries_a_followed_run_appends_during_the_background_fold_are_folded_by
     gate = _stalled_fold(monkeypatch)
     log = record(machine, long_events(320))
     ex = Explorer(machine, log[:301])
-    ex._grow(log[301:])  # a batch from the followed thread, while the fold is at 100
+    ex._live._grow(log[301:])  # a batch from the followed thread (the live panel folds it), while the fold is at 100
     assert len(ex.line.timeline) == len(log) and ex.line.timeline.built < 301
     gate.set()
     assert ex.wait_verified(timeout=60)["status"] == "ok"

@@ -4,16 +4,34 @@ access to the traitlets a panel owns and to nothing else. Never touches the fron
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal, overload
 
 from ..branches import Branch
 from ..prices import Prices
+from ..protocol import (
+    BranchComparisonView,
+    ComposerView,
+    CoverageData,
+    Frame,
+    Graph,
+    Info,
+    LineageView,
+    LiveView,
+    PendingFrame,
+    SearchResults,
+    TablePage,
+    UsageLedgerView,
+    Verification,
+)
 from ..table import EventTable
 from ..usage import UsageIndex
 
 __all__ = ["Handler", "Panel", "Traits", "View"]
 
-Handler = Callable[[Mapping[str, Any]], None]
+# A panel's answer to one message kind. It gets that kind's message already checked against its protocol type
+# (explorer/messages.py), so each handler is annotated with it (`TableMessage`...) and reads fields, not `.get`s.
+Handler = Callable[[Any], None]
+Nothing = dict[str, None]  # `{}`: what a panel publishes before it has anything to show
 
 
 class Traits:
@@ -26,6 +44,39 @@ class Traits:
     def __init__(self, widget: Any, names: tuple[str, ...]) -> None:
         self._widget = widget
         self._names = frozenset(names)
+
+    # Each traitlet's payload type (protocol.TRAITS), so mypy checks every write a panel makes: a builder that
+    # returns the wrong shape, or a field of the wrong type, fails the type check instead of the browser.
+    @overload
+    def set(self, name: Literal["index", "length"], value: int) -> None: ...
+    @overload
+    def set(self, name: Literal["info"], value: Info) -> None: ...
+    @overload
+    def set(self, name: Literal["graph"], value: Graph) -> None: ...
+    @overload
+    def set(self, name: Literal["frame"], value: Frame | PendingFrame | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["table"], value: TablePage) -> None: ...
+    @overload
+    def set(self, name: Literal["table_types"], value: list[tuple[str, int]] | list[list[Any]]) -> None: ...
+    @overload
+    def set(self, name: Literal["verification"], value: Verification) -> None: ...
+    @overload
+    def set(self, name: Literal["comparison"], value: BranchComparisonView | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["usage_series"], value: list[list[float | int]]) -> None: ...
+    @overload
+    def set(self, name: Literal["coverage_data"], value: CoverageData | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["search_results"], value: SearchResults | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["usage_ledger"], value: UsageLedgerView | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["lineage"], value: LineageView | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["composer"], value: ComposerView | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["live"], value: LiveView | Nothing) -> None: ...
 
     def set(self, name: str, value: Any) -> None:
         if name not in self._names:

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...errors import AgentError
-from ..graph import build_graph, collapsible_states, iter_nodes
+from ..graph import build_graph, collapsible_states
+from ..statechart import iter_nodes
 from .base import Handler, Panel, Traits, View
 
 __all__ = ["ChartPanel", "UnknownStateError"]

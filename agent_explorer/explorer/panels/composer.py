@@ -14,6 +14,7 @@ from ...errors import AgentError
 from ..branches import AppendResult, Branch, validate_event
 from ..composer import composer_payload, dry_run
 from ..pending import pending_at
+from ..protocol import ComposeMessage, ComposerCheck, ComposerMessage, ComposerView
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 from .lineage import LineagePanel
@@ -61,18 +62,21 @@ class ComposerPanel(Panel):
         self._show(line, result.index)
         return result
 
-    def _on_open(self, content: Mapping[str, Any]) -> None:
-        self.open = bool(content.get("open", True))
+    def _on_open(self, content: ComposerMessage) -> None:
+        self.open = content.get("open", True)
         self.refresh()
 
-    def _on_check(self, content: Mapping[str, Any]) -> None:
+    def _on_check(self, content: ComposeMessage) -> None:
         index = self._cursor()
         event = content.get("event")
         point = self.view.line.timeline.point_at(index, traced=False)
         check = dry_run(self.view.machine, point.snapshot, pending_at(point), event)
-        self.traits.set("composer", {**self.traits.get("composer"), "check": {**check, "nonce": content.get("nonce")}})
+        checked: ComposerCheck = {**check, "nonce": content.get("nonce")}
+        current: ComposerView = self.traits.get("composer")
+        view: ComposerView = {**current, "check": checked}
+        self.traits.set("composer", view)
 
-    def _on_send(self, content: Mapping[str, Any]) -> None:
+    def _on_send(self, content: ComposeMessage) -> None:
         event = content.get("event")
         nonce = content.get("nonce")
         # One message to the browser: the view at the new entry and what was sent arrive together, so the form is
@@ -81,13 +85,17 @@ class ComposerPanel(Panel):
             try:
                 result = self.compose(event if isinstance(event, Mapping) else {})
             except AgentError as error:
-                self.traits.set("composer", {**self.traits.get("composer"), "check": {
+                shown: ComposerView = self.traits.get("composer")
+                refused: ComposerView = {**shown, "check": {
                     "ok": False, "error": error.message, "fields": list(getattr(error, "fields", None) or []),
-                    "nonce": nonce}})
+                    "nonce": nonce}}
+                self.traits.set("composer", refused)
                 return
             # The view moved to the new entry (refresh drew the choices there); say what was sent, and clear the
             # form's last check so it does not show the previous event's errors.
-            current = {k: v for k, v in self.traits.get("composer").items() if k != "check"}
-            self.traits.set("composer", {**current, "sent": {
+            moved: ComposerView = self.traits.get("composer")
+            sent: ComposerView = {**moved, "sent": {
                 "index": result.index, "ignored": result.ignored, "message": result.message,
-                "line": self.view.line.name, "nonce": nonce, "event": jsonable(result.entry.get("event"))}})
+                "line": self.view.line.name, "nonce": nonce, "event": jsonable(result.entry.get("event"))}}
+            sent.pop("check", None)
+            self.traits.set("composer", sent)

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..coverage import Coverage, coverage_of, coverage_of_store
+from ..protocol import CoverageMessage
 from .base import Handler, Panel
 
 __all__ = ["CoveragePanel"]
@@ -21,7 +22,7 @@ class CoveragePanel(Panel):
     def handlers(self) -> Mapping[str, Handler]:
         return {"coverage": self._on_coverage}
 
-    def _on_coverage(self, _content: Mapping[str, Any]) -> None:
+    def _on_coverage(self, _content: CoverageMessage) -> None:
         self.coverage()
 
     def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None,
@@ -35,5 +36,7 @@ class CoveragePanel(Panel):
             # Every line once (the recording and each branch), whichever one is on view.
             cov = coverage_of(machine, [line.entries for line in self.view.lines()])
         source = "store" if store is not None else "logs" if logs is not None else "explorer"
-        self.traits.set("coverage_data", {**cov.to_json(), "source": source})
+        data = cov.to_json()
+        data["source"] = source
+        self.traits.set("coverage_data", data)
         return cov

@@ -89,6 +89,13 @@ class CursorPanel(Panel):
         for listener in self._moved:
             listener(index)
 
+    def move_to(self, index: int) -> None:
+        """Put the cursor at `index` (a followed run's new tail, a line that grew): moved, or redrawn where it is."""
+        if self.index == index:
+            self.redraw()
+        else:
+            self.traits.set("index", index)
+
     def redraw(self) -> None:
         """Rebuild the frame at the cursor (the line grew, an index arrived, a panel's data changed)."""
         self._wanted = None

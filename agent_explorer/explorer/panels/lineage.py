@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch, BranchComparison, Lineage, adopt_thread
+from ..protocol import CheckoutMessage, Info
 from ..wire import jsonable
 from .base import Handler, Panel, Traits, View
 
@@ -69,15 +70,17 @@ class LineagePanel(Panel):
             self.view.show(line)
         return line
 
-    def _on_checkout(self, content: Mapping[str, Any]) -> None:
-        name = content.get("branch")
+    def _on_checkout(self, content: CheckoutMessage) -> None:
+        name = content["branch"]
         found = next((b for b in self.view.lines() if b.name == name), None)
         if found is not None:
             self._show(found)
 
     def _line_changed(self, line: Branch) -> None:
-        self.traits.set("info", {**self.traits.get("info"), "threadId": line.thread_id or self.view.root.thread_id,
-                                 "line": line.name})
+        current: Info = self.traits.get("info")
+        info: Info = {**current, "threadId": line.thread_id or self.view.root.thread_id,
+                      "line": line.name}
+        self.traits.set("info", info)
         self.traits.set("comparison", {})
         self.draw()
 

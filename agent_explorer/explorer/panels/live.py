@@ -18,7 +18,9 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from ...errors import AgentError
+from ..protocol import FollowMessage, JumpToTailMessage, LiveDrawnMessage
 from .base import Handler, Panel, Traits, View
+from .cursor import CursorPanel
 
 __all__ = ["ACK_TIMEOUT", "IN_FLIGHT", "LivePanel"]
 
@@ -34,15 +36,21 @@ still refresh, IN_FLIGHT times per ACK_TIMEOUT. A widget no front end ever ackno
 class LivePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("live",)
 
-    def __init__(self, view: View, traits: Traits, *, store: Any, thread_id: str | None,
-                 grow: Callable[[Sequence[Mapping[str, Any]]], bool], show: Callable[[], None],
-                 jump_to_tail: Callable[[], None]) -> None:
+    def __init__(self, view: View, traits: Traits, *, store: Any, thread_id: str | None, lock: threading.RLock,
+                 cursor: CursorPanel, show_grown: Callable[[int | None], None],
+                 checkout_recording: Callable[[], None]) -> None:
         super().__init__(view, traits)
         self.store = store
         self.thread_id = thread_id
-        self._grow = grow  # the explorer's: extend the recording's fold (under its lock); True: it diverged
-        self._show = show  # the explorer's: every view catches up with what the fold has (coalesces)
-        self._jump = jump_to_tail
+        self._fold_lock = lock  # the explorer's: the line's fold and its views change under it
+        self._cursor = cursor  # where the cursor is, and moving it onto a new tail
+        self._show_grown = show_grown  # the explorer's: every view catches up with the line on view's growth
+        self._checkout_recording = checkout_recording  # the explorer's: view the recording, at its last entry
+        root = view.root
+        self._shown = len(root.entries)  # how much of the recording the views show (a followed run grows first)
+        self._arrived_past_cursor = 0
+        timeline = root.timeline
+        self._divergent_count = len(timeline.verification.divergences) if timeline.verifies else 0  # seen so far
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
@@ -58,8 +66,58 @@ class LivePanel(Panel):
         traits.set("live", {})
 
     def handlers(self) -> Mapping[str, Handler]:
-        return {"follow": self._on_follow, "jump-to-tail": lambda _content: self._jump(),
-                "live-drawn": self._on_drawn}
+        return {"follow": self._on_follow, "jump-to-tail": self._on_jump, "live-drawn": self._on_drawn}
+
+    def _on_jump(self, _content: JumpToTailMessage) -> None:
+        self.jump_to_tail()
+
+    # -- the recording's growth (the fold on the follow thread, the views on the home loop) ----------------------
+
+    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> bool:
+        """The follow thread's: a batch of whole committed appends arrived for the recording. It is folded (and
+        hash-checked) now, so `len(ex)` and `ex.usage()` have it; the views catch up in `_show`, which may cover
+        several batches. True when the batch diverged: that is shown at once."""
+        view = self.view
+        timeline = view.root.timeline
+        with self._fold_lock:
+            # Version-checked; folded and verified now (extend folds a caught-up line), else by the background
+            # fold, which folds to the end, this batch included.
+            timeline.extend(batch)
+            if view.line is view.root and view.usage is not None:
+                view.usage.grown()
+            divergent = len(timeline.verification.divergences) if timeline.verifies else 0
+            diverged, self._divergent_count = divergent > self._divergent_count, divergent
+        return diverged
+
+    def _show(self) -> None:
+        """Every view catches up with the recording's growth since it last did: at the tail the cursor moves to
+        the new tail, anywhere else it stays and the entries past it are counted."""
+        view = self.view
+        root = view.root
+        with self._fold_lock:
+            shown, length = self._shown, len(root.entries)
+            self._shown = length
+            if length == shown or view.line is not root:
+                return  # nothing new, or a branch is on view (checking the recording out shows all of it)
+            at_tail = self._cursor.index >= shown - 1
+            if not at_tail:
+                self._arrived_past_cursor += length - shown
+        if not at_tail:
+            self.new_entries(self._arrived_past_cursor)
+        self._show_grown(length - 1 if at_tail else None)
+
+    def jump_to_tail(self) -> None:
+        if self.view.line is not self.view.root:
+            self._checkout_recording()  # the live line is the recording: view it, at its last entry
+        else:
+            self._show()  # the tail the views show is the newest one
+            self._cursor.move_to(len(self.view.entries) - 1)
+
+    def at_tail(self, index: int) -> None:
+        """The cursor moved (a listener of the cursor's): at the tail, no entries are past it any more."""
+        if self._arrived_past_cursor and index >= min(self._shown, len(self.view.entries)) - 1:
+            self._arrived_past_cursor = 0
+            self.new_entries(0)
 
     @property
     def following(self) -> bool:
@@ -142,10 +200,10 @@ class LivePanel(Panel):
         if self._acking and self._loop is not None:
             self._loop.call_later(ACK_TIMEOUT, self._ack_overdue, seq)
 
-    def _on_drawn(self, content: Mapping[str, Any]) -> None:
+    def _on_drawn(self, content: LiveDrawnMessage) -> None:
         """A view drew refresh `seq` (the kernel's thread): the next one may go."""
-        seq, loop = content.get("seq"), self._loop
-        if type(seq) is int and loop is not None:  # anything else is not an acknowledgement of ours
+        seq, loop = content["seq"], self._loop
+        if loop is not None:
             loop.call_soon_threadsafe(self._drawn, seq)
 
     def _drawn(self, seq: int) -> None:
@@ -167,5 +225,5 @@ class LivePanel(Panel):
             self._state.update(changes)
             self.traits.set("live", dict(self._state))
 
-    def _on_follow(self, content: Mapping[str, Any]) -> None:
-        self.follow(bool(content.get("on", True)))
+    def _on_follow(self, content: FollowMessage) -> None:
+        self.follow(content.get("on", True))

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch
+from ..protocol import SearchMessage, SearchPageMessage, SearchResults
 from ..search import (
     MARKS_CAP,
     SearchHit,
@@ -74,34 +75,35 @@ class SearchPanel(Panel):
         page["ranges"] = hit_ranges(hits) if mark else []
         self.traits.set("search_results", page)
 
-    def _on_page(self, content: Mapping[str, Any]) -> None:
+    def _on_page(self, content: SearchPageMessage) -> None:
         saved = self.traits.get("search_results").get("query") or {}
         query = SearchQuery(**{k: v for k, v in saved.items() if k in ("text", "regex", "scope", "case")},
                             path=saved.get("path") or None, type=saved.get("type") or None)
-        self._publish(self.hits, query, int(content.get("offset") or 0))
+        self._publish(self.hits, query, content["offset"])
 
-    def _on_search(self, content: Mapping[str, Any]) -> None:
-        text = str(content.get("text") or "")
+    def _on_search(self, content: SearchMessage) -> None:
+        text = content["text"]
         self._generation += 1
         generation = self._generation
         if not text:
             self.clear()
             return
-        query = SearchQuery(text, bool(content.get("regex")), str(content.get("path") or "") or None,
-                            str(content.get("scope") or "both"), bool(content.get("case")))
+        query = SearchQuery(text, content.get("regex", False), content.get("path") or None,
+                            content.get("scope") or "both", content.get("case", False))
         if len(self.view.entries) <= BACKGROUND_OVER:
             try:
                 self.search(query)
             except AgentError:
                 pass  # the error is on the search_results traitlet, where the panel shows it
             return
-        self.traits.set("search_results", {"query": query.to_json(), "pending": True, "progress": 0.0})
+        started: SearchResults = {"query": query.to_json(), "pending": True, "progress": 0.0}
+        self.traits.set("search_results", started)
 
         def progress(done: int, total: int) -> None:
             if self._generation != generation:
                 raise _Superseded
-            self.traits.set("search_results", {"query": query.to_json(), "pending": True,
-                                               "progress": done / max(1, total)})
+            running: SearchResults = {"query": query.to_json(), "pending": True, "progress": done / max(1, total)}
+            self.traits.set("search_results", running)
 
         def work() -> None:
             try:

@@ -8,9 +8,10 @@ filter (or clearing one) opens on the cursor's place, not on the first page.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from ..branches import Branch
+from ..protocol import TableMessage
 from ..search import MARKS_CAP, thin
 from .base import Handler, Panel, Traits, View
 
@@ -32,14 +33,14 @@ class TablePanel(Panel):
     def handlers(self) -> Mapping[str, Handler]:
         return {"table": self._on_page}
 
-    def _on_page(self, content: Mapping[str, Any]) -> None:
-        limit = int(content.get("limit") or self.view.page_size)
-        type_filter = str(content.get("type") or "") or None
-        text = str(content.get("text") or "") or None
+    def _on_page(self, content: TableMessage) -> None:
+        limit = content["limit"] or self.view.page_size
+        type_filter = content.get("type") or None
+        text = content.get("text") or None
         if (type_filter, text) != self._query():
             self._show_cursor_place(limit, type_filter, text)  # a new filter, or one cleared
         else:
-            self.show_page(int(content.get("offset") or 0), limit, type_filter, text)
+            self.show_page(content["offset"], limit, type_filter, text)
 
     def _show_cursor_place(self, limit: int, type_filter: str | None, text: str | None) -> None:
         """The page holding the cursor's row under these filters (or the first match after it)."""
@@ -49,7 +50,7 @@ class TablePanel(Panel):
                   text: str | None = None) -> None:
         table = self.view.table
         table.divergent = self._divergent
-        page: dict[str, Any] = dict(table.page(offset, limit or self.view.page_size, type_filter, text))
+        page = table.page(offset, limit or self.view.page_size, type_filter, text)
         hits = table.matches(type_filter, text)
         page["marks"] = [] if hits is None else thin(hits, MARKS_CAP)
         self.traits.set("table", page)
@@ -73,11 +74,18 @@ class TablePanel(Panel):
         self.show_page(position, limit, type_filter, text)  # the page holding it (the last page is full)
 
     def refresh(self) -> None:
-        """Redraw the current page (rows changed: divergence flags, new entries)."""
+        """Redraw the current page (rows changed: divergence flags, new entries), keeping the cursor's row on it
+        when it was. Why the second step: the last page starts wherever it must to end at the last row (offset
+        901 of 1,001 rows), and redrawing that offset re-aligns it to a page boundary (900), one row short of
+        the cursor at the tail; a followed run redraws after every batch, so the table fell a page behind."""
         current = self.traits.get("table")
+        cursor = self._cursor()
+        showed_cursor = any(row.get("index") == cursor for row in current.get("rows") or [])
         type_filter, text = self._query()
         self.show_page(int(current.get("offset", 0)), int(current.get("limit", self.view.page_size)),
                        type_filter, text)
+        if showed_cursor:
+            self.follow(cursor)
 
     def set_divergent(self, indices: Iterable[int]) -> None:
         divergent = frozenset(indices)

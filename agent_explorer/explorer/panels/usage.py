@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..branches import Branch
+from ..protocol import UsageBranchSeries, UsageLedgerMessage, UsageLedgerView
 from ..usage import UsageLedger
 from .base import Handler, Panel, Traits, View
 
@@ -29,7 +30,7 @@ class UsagePanel(Panel):
     def handlers(self) -> Mapping[str, Handler]:
         return {"usage-ledger": self._on_ledger}
 
-    def _on_ledger(self, _content: Mapping[str, Any]) -> None:
+    def _on_ledger(self, _content: UsageLedgerMessage) -> None:
         # The panel's button: this line beside every branch of the explorer (or those a cell chose to compare).
         self.ledger(compare=list(self.compare_with) or self.view.root.descendants() or None)
 
@@ -44,14 +45,15 @@ class UsagePanel(Panel):
         ledger = UsageLedger(view.entries, view.line.timeline.state_at, at=at, index=view.usage, label=self.label,
                              prices=view.prices)
         others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
-        branches = []
+        branches: list[UsageBranchSeries] = []
         for n, branch in enumerate(others, start=1):
             label = getattr(branch, "name", None) or getattr(branch, "thread_id", None) or f"branch {n}"
             other = UsageLedger(branch.entries, branch.timeline.state_at, label=str(label), prices=view.prices)
             ledger.compared.append(other)
             branches.append({"label": other.label, "forkedAt": getattr(branch, "forked_at", None),
                              "series": other.index.series()})
-        self.traits.set("usage_ledger", {**ledger.to_json(), "at": ledger.at, "branches": branches})
+        payload: UsageLedgerView = {**ledger.to_json(), "at": ledger.at, "branches": branches}
+        self.traits.set("usage_ledger", payload)
         return ledger
 
     def _line_changed(self, line: Branch) -> None:

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from ...eventlog import compare_machines
 from ..branches import Branch
+from ..protocol import MachinesComparison, Verification
 from ..verification import VerificationSummary
 from ..wire import jsonable
 from .base import Panel, Traits, View
@@ -34,7 +35,7 @@ class VerificationPanel(Panel):
         self.compare_with = compare_with
         self._on_summary = on_summary
         self.summary = VerificationSummary(status="pending")  # of the line on view
-        self._machines: dict[str, Any] | None = None  # the recording's machine comparison, once compared
+        self._machines: MachinesComparison | None = None  # the recording's machine comparison, once compared
         self._failed: VerificationSummary | None = None  # the recording's background fold, when it broke
         self.worker: threading.Thread | None = None
         self._progress_at = time.monotonic()
@@ -46,7 +47,7 @@ class VerificationPanel(Panel):
         """Publish the summary of the line on view (with the machine comparison when that is the recording)."""
         with self._lock:
             self.summary = summary
-            payload: dict[str, Any] = dict(summary.to_json())
+            payload = summary.to_json()
             payload["machines"] = self._machines if self.view.line is self.view.root else None
             self.traits.set("verification", payload)
         if self._on_summary is not None:
@@ -80,7 +81,7 @@ class VerificationPanel(Panel):
             return
         try:
             result = compare_machines(self.compare_with, self.view.machine, self.view.root.entries)
-            machines: dict[str, Any] = {
+            machines: MachinesComparison = {
                 "index": result.index,
                 "diff": jsonable([c.to_dict() for c in (result.diff or [])][:200]),
                 "before": f"recording ({_name(self.compare_with)}, compare_with)",
@@ -140,7 +141,7 @@ class VerificationPanel(Panel):
             return
         self._progress_at = now
         with self._lock:
-            current = self.traits.get("verification")
+            current: Verification = self.traits.get("verification")
             if current.get("status") == "pending" and self.view.line is self.view.root:
                 self.traits.set("verification", {**current, "progress": done / max(1, total)})
 
