@@ -38,3 +38,15 @@ def test_the_command_line_block_runs_as_written(sample_logs: Path, tmp_path: Pat
     assert ran == ["samples", "verify", "show", "threads", "export", "import", "fork", "verify", "html"]
     assert (tmp_path / "verify.xml").read_text().startswith("<?xml")  # the fleet line wrote its JUnit report
     assert (tmp_path / "clean.html").stat().st_size > 100_000 and (tmp_path / "runs.db").exists()
+
+
+def test_the_readme_says_how_to_build_the_wheel_and_the_installed_package_test_builds_it_so() -> None:
+    """The wheel the README tells users to install is built by the README's own command, the one
+    tests/browser/test_installed_package.py runs before it installs the wheel into a fresh venv."""
+    lines = readme_block("Install it in your own project", 1)
+    build = next(line for line in lines if " wheel " in line).split("#")[0].split()
+    assert build == ["python3", "-m", "pip", "wheel", ".", "--no-deps", "-w", "dist"]
+    installed = (ROOT / "tests" / "browser" / "test_installed_package.py").read_text(encoding="utf-8")
+    assert '"-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)' in installed
+    assert any(line.split()[-1].startswith("'dist/agent_explorer-") or "dist/agent_explorer-" in line
+               for line in lines if "pip install" in line)
