@@ -193,6 +193,7 @@ def test_no_import_cycles_counting_imports_inside_functions() -> None:
 # extra, so a light install imports without it.
 LAZY_FOR_AN_EXTRA = {
     ("agent_explorer.stores.urls", "agent_explorer.stores.postgres"),  # [postgres]: psycopg
+    ("agent_explorer.explorer.panels.chart", "agent_explorer.explorer.graph"),  # [lab]: graphviz's DOT writer
 }
 
 
@@ -210,7 +211,8 @@ def test_lazy_imports_only_defer_optional_extras() -> None:
 # The packages of the [lab] extra that only drawing needs. Blocked below, every module outside NEEDS_LAB must
 # still import: analysis (search, usage, coverage, branches, table...) runs on a server without Jupyter.
 LAB_ONLY = ("jupyterlab", "anywidget", "ipywidgets", "traitlets", "graphviz", "IPython")
-NEEDS_LAB = {"agent_explorer.explorer.widget", "agent_explorer.explorer.graph"}
+# The two widgets (the explorer and the run list: anywidget classes) and the DOT writer (graphviz).
+NEEDS_LAB = {"agent_explorer.explorer.widget", "agent_explorer.explorer.runs", "agent_explorer.explorer.graph"}
 
 _BLOCK_LAB = (
     "import importlib, importlib.abc, sys\n"

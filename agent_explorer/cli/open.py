@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import AgentError
 from ..eventlog.files import write_bytes_atomically
+from ..plural import plural
 from .lab import require_lab, serve_notebook
 from .machines import import_consented, resolve_machine_ref
 from .notebook import absolute_store_url, explorer_notebook, notebook_file_name, notebook_json
@@ -104,7 +105,7 @@ def _check_fold(machine: Any, entries: list[dict[str, Any]], source: LogSource) 
     from ..eventlog.verification import verify_log
 
     if len(entries) >= 5000:
-        print(f"checking {len(entries)} entries before opening them (as verify does)", file=sys.stderr, flush=True)
+        print(f"checking {plural(len(entries), 'entry', 'entries')} before opening them (as verify does)", file=sys.stderr, flush=True)
     report = verify_log(machine, entries)
     if not report.ok:
         print(f"note: {terminal_safe(_described(source))} diverges from machine {terminal_safe(str(machine.id))} "

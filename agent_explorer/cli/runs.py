@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from ..errors import AgentError
+from ..plural import plural
 from ..stores.portal import run_sync
 from .consent import TRUST_FLAG
 from .fleet import _executor, _first_look, _only_machine
@@ -70,7 +71,7 @@ def runs_command(args: argparse.Namespace) -> int:
             clear_bar()
         if summaries.counts()["skipped"] == len(summaries) and len(summaries):
             raise AgentError(f"no thread of this store was recorded by machine {machine.id!r} "
-                             f"({len(summaries)} threads of other machines); pass --machine", code="machine-not-found")
+                             f"({plural(len(summaries), 'thread')} of other machines); pass --machine", code="machine-not-found")
         rows = summaries.filtered(machine, status=args.status, state=args.state)
         if args.entered is not None or args.event is not None or args.contains is not None:
             found = find_runs(url, ref, state=args.entered, event_type=args.event, text=args.contains,
@@ -86,7 +87,7 @@ def runs_command(args: argparse.Namespace) -> int:
     _print_table(listed)
     counts = ", ".join(f"{n:,} {status}" for status, n in summaries.counts().items() if n)
     more = f"; {len(rows) - len(listed):,} more (--limit 0 lists them)" if len(listed) < len(rows) else ""
-    print(f"{len(summaries):,} threads: {counts or 'none'}. Listed {len(listed):,} of {len(rows):,} matching{more}.")
+    print(f"{plural(len(summaries), 'thread', thousands=True)}: {counts or 'none'}. Listed {len(listed):,} of {len(rows):,} matching{more}.")
     return 0
 
 

@@ -17,6 +17,7 @@ from .protocol import Graph
 from .statechart import (
     active_state_ids,
     child_states,
+    collapsible_states,
     initial_edge,
     iter_nodes,
     iter_transition_ids,
@@ -127,12 +128,6 @@ def build_graph(
     """
     builder = _Builder(token, frozenset(collapsed))
     return builder.build(definition)
-
-
-def collapsible_states(definition: Mapping[str, Any]) -> list[str]:
-    """The ids of the states that can be collapsed: every compound or parallel state but the root."""
-    root = str(definition.get("id"))
-    return [str(n.get("id")) for n in iter_nodes(definition) if child_states(n) and str(n.get("id")) != root]
 
 
 def _paths_inside(node: Mapping[str, Any], above: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...]]]:

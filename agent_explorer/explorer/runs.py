@@ -23,6 +23,7 @@ import traitlets
 
 from ..errors import AgentError
 from ..eventlog.machine_ref import import_machine
+from ..plural import plural
 from ..runs import RunSummaries, RunSummary, summarize_runs
 from ..stores.base import EventLogStore
 from ..stores.urls import open_store
@@ -389,7 +390,7 @@ class Runs(anywidget.AnyWidget):
         with self._lock:
             counts = {k: v for k, v in self._list.counts().items() if v}
             shown = len(self._list.shown)
-        return f"Runs({len(self._ids)} threads, {shown} shown, {counts})"
+        return f"Runs({plural(len(self._ids), 'thread')}, {shown} shown, {counts})"
 
     def close(self) -> None:
         """Stop folding and following, close the views, and the store when it was opened here from a URL."""

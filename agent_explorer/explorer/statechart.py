@@ -13,6 +13,7 @@ from typing import Any
 __all__ = [
     "active_state_ids",
     "child_states",
+    "collapsible_states",
     "initial_edge",
     "iter_nodes",
     "iter_transition_ids",
@@ -136,8 +137,28 @@ def _guard_name(guard: Any) -> str | None:
             return "(" + joiner.join(parts) + ")"
         if kind == "xstate.not" and isinstance(params, Mapping):
             return "!" + (_guard_name(params.get("guard")) or "?")
+        if kind == "xstate.stateIn" and isinstance(params, Mapping) and params.get("stateValue") is not None:
+            # What a reader needs is which state the guard looks at, not the guard's type.
+            return "in " + _state_in_text(params["stateValue"])
         return kind
     return str(guard)
+
+
+def _state_in_text(value: Any) -> str:
+    """A `state_in` guard's state: `#watch.main.displays.alarm1` reads as `#…displays.alarm1` (its last two keys),
+    a state value object as its dotted leaves."""
+    if isinstance(value, str):
+        keys = value.removeprefix("#").split(".")
+        return ("#" if value.startswith("#") else "") + ("…" if len(keys) > 2 else "") + ".".join(keys[-2:])
+    if isinstance(value, Mapping):
+        return " | ".join(f"{k}.{_state_in_text(v)}" if v else str(k) for k, v in value.items())
+    return str(value)
+
+
+def collapsible_states(definition: Mapping[str, Any]) -> list[str]:
+    """The ids of the states that can be collapsed in the chart: every compound or parallel state but the root."""
+    root = str(definition.get("id"))
+    return [str(n.get("id")) for n in iter_nodes(definition) if child_states(n) and str(n.get("id")) != root]
 
 
 def transition_label(transition: Mapping[str, Any]) -> str:

@@ -5,7 +5,7 @@
 // from the store is drawn as text (dom.js). Keyboard: ↑/↓ move between rows, Enter opens the row, PageUp/PageDown
 // turn pages.
 
-import { debounce, formatNumber, formatRecorded, h, replace } from "./dom.js";
+import { debounce, formatNumber, formatRecorded, h, plural, replace } from "./dom.js";
 
 /** @typedef {import("./protocol").RunsModel} RunsModel */
 /** @typedef {import("./protocol").RunRow} RunRow */
@@ -298,8 +298,8 @@ function render({ model, el }) {
     const done = progress.done || 0;
     const total = progress.total || 0;
     const parts = [];
-    if (progress.folding) parts.push(`folding ${formatNumber(done)} / ${formatNumber(total)} threads…`);
-    else parts.push(`${formatNumber(counts.threads || total)} threads`);
+    if (progress.folding) parts.push(`folding ${formatNumber(done)} / ${plural(total, "thread")}…`);
+    else parts.push(plural(counts.threads || total, "thread"));
     if (progress.following) parts.push("following the store");
     progressText.textContent = parts.join(" · ");
     bar.hidden = !progress.folding;

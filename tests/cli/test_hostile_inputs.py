@@ -111,7 +111,7 @@ def _every_verb_refuses(log: str, tmp_path: Path, capsys: Any) -> None:
     assert f"thread {THREAD}: could not verify" in out
     assert not RAW_CONTROL.search(out)
     code, out, err = run(["threads", "--store", store_url], capsys)
-    assert (code, err) == (0, "") and "(1 threads)" in out
+    assert (code, err) == (0, "") and "(1 thread)" in out
 
 
 @pytest.mark.timeout(120)
@@ -198,7 +198,7 @@ def test_threads_lists_a_thread_id_stored_as_a_number(tmp_path: Path, capsys: An
     url = build_sqlite(tmp_path / "s.db", None, strict=False, thread_id=5)
     code, out, err = run(["threads", "--store", url], capsys)
     assert (code, err) == (0, "")
-    assert "5 (integer, not text)" in out and "(1 threads)" in out
+    assert "5 (integer, not text)" in out and "(1 thread)" in out
     code, out, err = run(["verify", url, "--all-threads", "--machine", MACHINE], capsys)
     assert code == 1 and "thread 5: could not verify" in out
 

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ...errors import AgentError
-from ..graph import build_graph, collapsible_states
-from ..statechart import iter_nodes
+from ..statechart import collapsible_states, iter_nodes
 from .base import Handler, Panel, Traits, View
 
 __all__ = ["ChartPanel", "UnknownStateError"]
@@ -83,6 +82,8 @@ class ChartPanel(Panel):
         self._draw()
 
     def _draw(self) -> None:
+        from ..graph import build_graph  # graphviz's DOT writer: the panel imports without it, as analysis does
+
         self.traits.set("graph", build_graph(self.view.definition, token=self._token, collapsed=self._collapsed).to_json())
 
 
