@@ -36,3 +36,39 @@ def test_a_server_refusal_keeps_its_own_words(capsys: Any) -> None:
     code, out, err = run(["verify", f"{dsn}{sep}options=-cno_such_setting%3D1#t"], capsys)
     assert code == 2 and out == "" and one_line(err), err
     assert "cannot connect to PostgreSQL at host" in err and "FATAL:" in err and "fATAL" not in err, err
+
+
+SECRET = "s3cret-Pa55"
+CONNINFO = f"host=127.0.0.1 port=1 user=app password={SECRET}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["verify", f"{CONNINFO}#t"],
+    ["verify", f"{CONNINFO}#t", "--json"],
+    ["show", f"{CONNINFO}#t"],
+    ["html", f"{CONNINFO}#t", "-o", "out.html"],
+    ["export", f"{CONNINFO}#t", "out.jsonl"],
+    ["fork", f"{CONNINFO}#t", "out.jsonl", "--at", "1"],
+    ["open", f"{CONNINFO}#t", "--no-browser"],
+    ["threads", "--store", CONNINFO],
+    ["verify", CONNINFO, "--all-threads"],
+    ["verify", f"dbname=app password='{SECRET} x'#t"],
+])
+def test_a_libpq_keyword_string_pasted_as_log_or_store_never_prints_its_password(
+        argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """`host=… password=…` is libpq's other way to name a server. Given where a LOG or STORE_URL belongs, the CLI
+    said "no such log file: host=… password=s3cret" (or quoted it as a bad store URL), password and all."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == "" and one_line(err), err
+    assert SECRET not in err and "password=***" in err, err
+    assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_missing_log_reads_as_a_libpq_string_when_it_is_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: Any) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(["verify", f"{CONNINFO}#t"], capsys)
+    assert code == 2 and "[invalid-argument]" in err and "postgresql://user@host:port/db#thread" in err, err
+    code, _, err = run(["verify", "missing.jsonl"], capsys)
+    assert code == 2 and "[file-not-found]" in err and "missing.jsonl" in err, err
