@@ -56,6 +56,9 @@ def serve_notebook(root: Path, notebook: PurePosixPath, *, port: int, no_browser
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.default_url=/lab/tree/{path}",
+        # No "Would you like to get notified about official Jupyter news?" toast over the explorer's corner at
+        # the default window size, and no fetch of a news feed from the internet for a local tool.
+        "--LabApp.news_url=None",
     ]
     if no_browser or not (os.environ.get("DISPLAY") or sys.platform == "darwin"):
         command.append("--no-browser")

@@ -72,3 +72,52 @@ def test_a_missing_log_reads_as_a_libpq_string_when_it_is_one(tmp_path: Path, mo
     assert code == 2 and "[invalid-argument]" in err and "postgresql://user@host:port/db#thread" in err, err
     code, _, err = run(["verify", "missing.jsonl"], capsys)
     assert code == 2 and "[file-not-found]" in err and "missing.jsonl" in err, err
+
+
+def test_open_serves_jupyterlab_without_the_news_toast(sample_logs: Path, tmp_path: Path) -> None:
+    """JupyterLab's "Would you like to get notified about official Jupyter news?" toast sat over the explorer's
+    bottom-right corner (its search bar) in a 1400x1100 window. The real server `open` starts must say, in the
+    page config it serves, that news is off."""
+    import json
+    import os
+    import re
+    import shutil
+    import signal
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    pytest.importorskip("jupyterlab")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    shutil.copy(sample_logs / "support_clean.jsonl", tmp_path / "run.jsonl")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_explorer.cli", "open", "run.jsonl", "--no-browser", "--port", str(port)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        assert process.stdout is not None
+        url = ""
+        deadline = time.monotonic() + 120
+        while not url and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            assert line, "open exited before printing its URL"
+            found = re.search(r"http://127\.0\.0\.1:\d+/lab/tree/\S+", line)
+            url = found.group(0) if found else ""
+        page = ""
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(url, timeout=5) as response:
+                    page = response.read().decode()
+                break
+            except OSError:
+                time.sleep(0.5)
+        config = re.search(r'<script id="jupyter-config-data" type="application/json">(.*?)</script>', page, re.S)
+        assert config, page[:500]
+        assert json.loads(config.group(1))["news"] == {"disabled": True}
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
