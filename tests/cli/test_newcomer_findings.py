@@ -121,3 +121,49 @@ def test_open_serves_jupyterlab_without_the_news_toast(sample_logs: Path, tmp_pa
         process.wait(timeout=30)
         if process.stdout is not None:
             process.stdout.close()
+
+
+def _one_thread_store(sample_logs: Path, path: Path) -> str:
+    import asyncio
+
+    from agent_explorer import SqliteEventLogStore, read_log
+
+    async def build() -> None:
+        store = SqliteEventLogStore(path)
+        try:
+            await store.append(thread_id="t", expected_index=0, entries=read_log(sample_logs / "support_clean.jsonl"))
+        finally:
+            await store.aclose()
+
+    asyncio.run(build())
+    return f"sqlite:///{path}"
+
+
+def test_junit_refuses_a_link_and_never_writes_through_one(sample_logs: Path, tmp_path: Path, capsys: Any) -> None:
+    """`verify --all-threads --junit LINK` wrote the report through the link: a file the link pointed at was
+    replaced by JUnit XML, and a dangling link created its target. Refused now, before any work, as `html -o` is."""
+    url = _one_thread_store(sample_logs, tmp_path / "runs.db")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious", encoding="utf-8")
+    (tmp_path / "to-victim.xml").symlink_to(victim)
+    (tmp_path / "dangling.xml").symlink_to(tmp_path / "elsewhere.xml")
+    gate = ["verify", url, "--all-threads", "--machine", "agent_explorer.samples:support_agent", "--no-progress"]
+    for link in ("to-victim.xml", "dangling.xml"):
+        code, out, err = run([*gate, "--junit", str(tmp_path / link)], capsys)
+        assert code == 2 and out == "" and one_line(err) and "symbolic link" in err, err
+    assert victim.read_text(encoding="utf-8") == "precious"
+    assert not (tmp_path / "elsewhere.xml").exists()
+
+
+def test_junit_replaces_an_old_report_whole(sample_logs: Path, tmp_path: Path, capsys: Any) -> None:
+    """A CI re-run replaces last run's report; it is renamed into place (a reader never sees half a file)."""
+    url = _one_thread_store(sample_logs, tmp_path / "runs.db")
+    report = tmp_path / "verify.xml"
+    report.write_text("old", encoding="utf-8")
+    inode = report.stat().st_ino
+    code, out, err = run(["verify", url, "--all-threads", "--machine", "agent_explorer.samples:support_agent",
+                          "--no-progress", "--junit", str(report)], capsys)
+    assert code == 0, err
+    assert report.read_text(encoding="utf-8").startswith("<?xml") and 'tests="1"' in report.read_text("utf-8")
+    assert report.stat().st_ino != inode  # a new file renamed over the old one, not rewritten in place
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
