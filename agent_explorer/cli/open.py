@@ -145,6 +145,8 @@ def write_sample_workspace(directory: Path | None, notebook: str, *, force: bool
     from ..samples import ensure_samples
     from ..samples.shipped import NOTEBOOKS, checkout_root, shipped_notebooks_dir, user_home
 
+    if notebook not in NOTEBOOKS and f"{notebook}.ipynb" in NOTEBOOKS:
+        notebook += ".ipynb"  # `--notebook 03_postmortem`, as the README names the notebooks
     if notebook not in NOTEBOOKS:
         raise AgentError(f"no sample notebook {notebook!r}; choose one of {', '.join(NOTEBOOKS)}", code="invalid-argument")
     checkout = checkout_root()

@@ -167,3 +167,18 @@ def test_junit_replaces_an_old_report_whole(sample_logs: Path, tmp_path: Path, c
     assert report.read_text(encoding="utf-8").startswith("<?xml") and 'tests="1"' in report.read_text("utf-8")
     assert report.stat().st_ino != inode  # a new file renamed over the old one, not rewritten in place
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_open_notebook_takes_the_name_the_readme_uses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README names the sample notebooks without `.ipynb` (`03_postmortem`); `open --notebook 03_postmortem`
+    was refused with "no sample notebook '03_postmortem'"."""
+    import agent_explorer.samples.generate as generate
+    from agent_explorer.cli.open import write_sample_workspace
+    from agent_explorer.errors import AgentError
+
+    monkeypatch.setattr(generate, "LONG_RUN_TICKETS", 3)  # the full long run is the session fixture's job
+    root, notebook = write_sample_workspace(tmp_path, "03_postmortem")
+    assert str(notebook) == "notebooks/03_postmortem.ipynb" and (root / notebook).is_file()
+    for wrong in ("03_postmortem.py", "../notebooks/03_postmortem", "03"):
+        with pytest.raises(AgentError):
+            write_sample_workspace(tmp_path, wrong)
