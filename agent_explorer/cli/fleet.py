@@ -220,8 +220,9 @@ def _executor(args: argparse.Namespace) -> Iterator[concurrent.futures.Executor 
         try:
             dask: Any = distributed
             client = dask.Client(args.scheduler, timeout=float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10")))
-        except OSError as error:
-            raise AgentError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}",
+        except (OSError, ValueError, TypeError) as error:  # ValueError/TypeError: an address Dask cannot parse
+            raise AgentError(f"cannot reach the Dask scheduler at {terminal_safe(args.scheduler)}: "
+                             f"{terminal_safe(str(error))} (the address looks like tcp://host:8786)",
                              code="invalid-argument") from error
         with client:
             yield client.get_executor()

@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from ..errors import AgentError
 
-__all__ = ["free_port", "require_lab", "serve_notebook"]
+__all__ = ["check_port", "free_port", "require_lab", "serve_notebook"]
 
 
 def require_lab() -> None:
@@ -28,9 +28,16 @@ def require_lab() -> None:
             from error
 
 
+def check_port(port: int) -> None:
+    """A port bind() can take; else one line (bind() itself raises OverflowError, a traceback)."""
+    if not 1 <= port <= 65535:
+        raise AgentError(f"--port must be a TCP port, 1 to 65535, got {port}", code="invalid-argument")
+
+
 def free_port(preferred: int, attempts: int = 50) -> int:
     """The first port from `preferred` on that 127.0.0.1 can bind, so the URL printed is the one served."""
-    for port in range(preferred, preferred + attempts):
+    check_port(preferred)
+    for port in range(preferred, min(preferred + attempts, 65536)):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             try:
                 probe.bind(("127.0.0.1", port))

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import AgentError
 from ..eventlog.files import write_bytes_atomically
-from .lab import require_lab, serve_notebook
+from .lab import check_port, require_lab, serve_notebook
 from .machines import import_consented, resolve_machine_ref
 from .notebook import absolute_store_url, explorer_notebook, notebook_file_name, notebook_json
 from .sources import LogSource, load_entries, parse_source
@@ -49,6 +49,7 @@ def add_open_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_command(args: argparse.Namespace) -> int:
     require_lab()
+    check_port(args.port)  # before any notebook is written
     if args.log is None:
         if args.machine is not None:
             raise AgentError("--machine needs a LOG: agent-explorer open LOG --machine MODULE:ATTR", code="invalid-argument")

@@ -182,3 +182,30 @@ def test_open_notebook_takes_the_name_the_readme_uses(tmp_path: Path, monkeypatc
     for wrong in ("03_postmortem.py", "../notebooks/03_postmortem", "03"):
         with pytest.raises(AgentError):
             write_sample_workspace(tmp_path, wrong)
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "0"])
+def test_open_refuses_a_port_bind_cannot_take_before_writing_anything(port: str, sample_logs: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: Any) -> None:
+    """`open LOG --port 99999` wrote the notebook, then bind() raised OverflowError: a traceback, exit 1."""
+    import shutil
+
+    pytest.importorskip("jupyterlab")
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(sample_logs / "support_clean.jsonl", tmp_path / "run.jsonl")
+    code, out, err = run(["open", "run.jsonl", "--port", port, "--no-browser"], capsys)
+    assert code == 2 and out == "" and one_line(err) and "--port must be a TCP port" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]
+
+
+@pytest.mark.parametrize("address", ["bogus", "", "tcp://[::1"])
+def test_a_scheduler_address_dask_cannot_parse_is_one_line(address: str, sample_logs: Path, tmp_path: Path,
+                                                           capsys: Any) -> None:
+    """`verify --all-threads --scheduler bogus`: Dask's ValueError ("missing port number") was a 50-line
+    traceback with exit 1, the code that means "a thread diverges"."""
+    pytest.importorskip("distributed")
+    url = _one_thread_store(sample_logs, tmp_path / "runs.db")
+    code, out, err = run(["verify", url, "--all-threads", "--machine", "agent_explorer.samples:support_agent",
+                          "--no-progress", "--scheduler", address], capsys)
+    assert code == 2 and out == "" and one_line(err) and "cannot reach the Dask scheduler" in err, err
