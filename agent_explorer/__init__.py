@@ -2,7 +2,8 @@
 
 The public surface of docs/api.md, re-exported from the layers (engine -> log -> stores -> runtime ->
 explorer). Names whose module needs an optional extra (`Explorer`: `[lab]`; `PostgresEventLogStore`:
-`[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg.
+`[postgres]`) load on first use, so a server install imports this package without Jupyter or psycopg. Without
+the extra they still import (as a stand-in whose first use raises `missing-dependency`, see _extras.py).
 
 `agent_explorer.log` is the `log` action creator (as XState's `log`); the event-log layer is the subpackage
 `agent_explorer.eventlog` (`from agent_explorer.eventlog.replay import replay`), so the two never share a name.
@@ -13,6 +14,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from ._extras import missing_extra_stand_in
 from .engine import (
     and_,
     assign,
@@ -109,9 +111,9 @@ def __getattr__(name: str) -> Any:
         # getattr inside the try: `agent_explorer.explorer` itself imports light and loads the widget lazily.
         value = getattr(import_module(module_name, __name__), name)
     except ImportError as error:
-        raise ImportError(
-            f"agent_explorer.{name} needs the [{extra}] extra: pip install 'agent-explorer[{extra}]' ({error})"
-        ) from error
+        # The name still imports (docs/api.md: every public name does); its first use says what to install.
+        value = globals()[name] = missing_extra_stand_in(name, extra, error)
+        return value
     globals()[name] = value
     return value
 

@@ -89,13 +89,14 @@ def test_explorer_and_postgres_load_lazily_with_a_clear_error_when_missing() -> 
         "    return real(name, *a, **k)\n"
         "builtins.__import__ = fake\n"
         "import agent_explorer\n"
+        "from agent_explorer import Explorer\n"  # the name imports (docs/api.md); its use says what to install
         "try:\n"
-        "    agent_explorer.Explorer\n"
-        "except ImportError as e:\n"
-        "    print(e)\n"
+        "    Explorer(None, [])\n"
+        "except agent_explorer.AgentError as e:\n"
+        "    print(e.code, e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'agent-explorer[lab]'" in out.stdout
+    assert out.stdout.startswith("missing-dependency ") and "pip install 'agent-explorer[lab]'" in out.stdout
 
 
 def test_log_is_the_action_creator_in_a_fresh_interpreter() -> None:

@@ -41,6 +41,16 @@ def refuse_fleet_flags(args: argparse.Namespace) -> None:
                          code="invalid-argument")
 
 
+def _check_junit_path(path: str) -> None:
+    """Before any work: a `--junit` link (dangling or not) is refused, as `html -o` and `export` refuse one; writing
+    through it would create or replace a file the user never named. A regular file is replaced (a CI re-run)."""
+    if os.path.islink(path):
+        raise AgentError(f"--junit {terminal_safe(path)} is a symbolic link; name the report file itself (it is "
+                         "written to a new file and renamed into place, never through a link)", code="file-exists")
+    if os.path.isdir(path):
+        raise AgentError(f"--junit {terminal_safe(path)} is a directory; name the report file", code="invalid-argument")
+
+
 def verify_fleet(args: argparse.Namespace) -> int:
     from ..fleet import verify_store
 
@@ -48,6 +58,8 @@ def verify_fleet(args: argparse.Namespace) -> int:
         raise AgentError("--follow follows one thread as it grows; --all-threads verifies every thread as stored now",
                          code="invalid-argument")
     url = _store_url(args.log)
+    if args.junit:
+        _check_junit_path(args.junit)
     show_bar = not (args.no_progress or args.json) and sys.stderr.isatty()
     # A first look with a short connect timeout: an unreachable database fails in seconds, on one line. It counts
     # the threads (for the bar) and, when --machine is not given, reads every thread's head to learn which
@@ -73,7 +85,7 @@ def verify_fleet(args: argparse.Namespace) -> int:
     else:
         _print_text(report, list_all=args.all)
         if args.junit:
-            print(f"JUnit report: {args.junit}")
+            print(f"JUnit report: {terminal_safe(args.junit)}")
     if report.divergent or report.errors:
         return 1
     if report.threads_checked == 0:
@@ -208,8 +220,9 @@ def _executor(args: argparse.Namespace) -> Iterator[concurrent.futures.Executor 
         try:
             dask: Any = distributed
             client = dask.Client(args.scheduler, timeout=float(os.environ.get("AGENT_EXPLORER_DB_TIMEOUT", "10")))
-        except OSError as error:
-            raise AgentError(f"cannot reach the Dask scheduler at {args.scheduler}: {error}",
+        except (OSError, ValueError, TypeError) as error:  # ValueError/TypeError: an address Dask cannot parse
+            raise AgentError(f"cannot reach the Dask scheduler at {terminal_safe(args.scheduler)}: "
+                             f"{terminal_safe(str(error))} (the address looks like tcp://host:8786)",
                              code="invalid-argument") from error
         with client:
             yield client.get_executor()

@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 from ..errors import AgentError
 
-__all__ = ["free_port", "quiet_settings_dir", "require_lab", "serve_notebook"]
+__all__ = ["check_port", "free_port", "quiet_settings_dir", "require_lab", "serve_notebook"]
 
 # Defaults for the served JupyterLab only: no "get Jupyter news?" toast over the explorer's usage panel, no
 # update check. Defaults, not settings: a choice the user made in their own settings still wins.
@@ -35,9 +35,16 @@ def require_lab() -> None:
             from error
 
 
+def check_port(port: int) -> None:
+    """A port bind() can take; else one line (bind() itself raises OverflowError, a traceback)."""
+    if not 1 <= port <= 65535:
+        raise AgentError(f"--port must be a TCP port, 1 to 65535, got {port}", code="invalid-argument")
+
+
 def free_port(preferred: int, attempts: int = 50) -> int:
     """The first port from `preferred` on that 127.0.0.1 can bind, so the URL printed is the one served."""
-    for port in range(preferred, preferred + attempts):
+    check_port(preferred)
+    for port in range(preferred, min(preferred + attempts, 65536)):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -63,6 +70,9 @@ def serve_notebook(root: Path, notebook: PurePosixPath, *, port: int, no_browser
         "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--ServerApp.default_url=/lab/tree/{path}",
+        # No "Would you like to get notified about official Jupyter news?" toast over the explorer's corner at
+        # the default window size, and no fetch of a news feed from the internet for a local tool.
+        "--LabApp.news_url=None",
     ]
     if no_browser or not (os.environ.get("DISPLAY") or sys.platform == "darwin"):
         command.append("--no-browser")

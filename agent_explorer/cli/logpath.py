@@ -5,6 +5,8 @@ a FIFO nobody writes to would hang forever; a device or a socket is no log eithe
 it is opened, with one line. A pipe the user means is still read: `-` and `/dev/stdin` (and the `/dev/fd/N` a
 shell's `<(...)` hands over) name a descriptor this process already holds, so opening them never waits for a
 writer. A URL is refused by its text: `Path("http://host/x")` would collapse the `//` and report a missing file.
+A missing LOG that reads as libpq's keyword form (`host=db password=…`) is named as such, its password masked:
+the message would otherwise print the password the user pasted.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import stat
 from pathlib import Path
 
 from ..errors import AgentError
+from ..stores.urls import redact_url
 from .terminal import terminal_safe
 
 __all__ = ["STDIN", "log_path", "require_log_file"]
@@ -23,6 +26,8 @@ STDIN = "-"
 """The LOG argument that reads the log from standard input."""
 
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+# libpq's keyword form ("host=db user=app password=secret#t"): what a user pastes from a PostgreSQL config.
+_CONNINFO = re.compile(r"^\s*(host|hostaddr|port|dbname|user|password|service|sslmode)\s*=", re.IGNORECASE)
 # Paths naming a descriptor this process already has open (Linux and the BSDs/macOS spell them alike).
 _OPEN_DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
 
@@ -51,7 +56,14 @@ def require_log_file(path: Path) -> Path:
     try:
         mode = path.stat().st_mode  # follows links: what matters is what a read would open
     except FileNotFoundError:
-        raise AgentError(f"no such log file: {terminal_safe(str(path))}", code="file-not-found") from None
+        text = redact_url(str(path))  # never echo a password the user put on the command line
+        if _CONNINFO.match(str(path)):
+            raise AgentError(
+                f"{terminal_safe(text)}: a libpq connection string is not a LOG; name the store by URL: "
+                "postgresql://user@host:port/db#thread (the password from PGPASSWORD or ~/.pgpass)",
+                code="invalid-argument",
+            ) from None
+        raise AgentError(f"no such log file: {terminal_safe(text)}", code="file-not-found") from None
     if stat.S_ISREG(mode) or _names_an_open_descriptor(path):
         return path
     raise AgentError(

@@ -1,7 +1,10 @@
 """Find the machine a log was recorded with: `--machine module:attr`, else the init entry's `machineRef`.
 
 The log's ref is imported only with the user's consent (consent.py), the same rule for every verb. A ref the user
-agreed to is imported as `python -m` would find it: the current folder is on the import path.
+agreed to is found in the current folder too, but that folder goes LAST on the import path: consenting to
+`my_agent:agent` must not also let a `pandas.py`, `graphviz.py` or `agent_explorer/` lying beside it shadow the
+installed module (in this process, and in fleet workers, which inherit `sys.path`). The generated notebook does
+the same with the machine's folder.
 """
 
 from __future__ import annotations
@@ -27,9 +30,10 @@ def resolve_machine(entries: Sequence[dict[str, Any]], override: str | None, *, 
 
 
 def import_consented(ref: str) -> Any:
-    """Import a ref the user agreed to, finding modules in the current folder too (a user's `my_agent.py`)."""
+    """Import a ref the user agreed to, finding modules in the current folder too (a user's `my_agent.py`), after
+    every installed module: the folder is appended, never put first."""
     if not is_sample_machine_ref(ref):
         cwd = os.getcwd()
         if cwd not in sys.path and "" not in sys.path:
-            sys.path.insert(0, cwd)
+            sys.path.append(cwd)
     return import_machine(ref)

@@ -20,7 +20,7 @@ from typing import Any
 from ..errors import AgentError
 from ..eventlog.files import write_bytes_atomically
 from ..plural import plural
-from .lab import require_lab, serve_notebook
+from .lab import check_port, require_lab, serve_notebook
 from .machines import import_consented, resolve_machine_ref
 from .notebook import absolute_store_url, explorer_notebook, notebook_file_name, notebook_json
 from .sources import LogSource, load_entries, parse_source
@@ -50,6 +50,7 @@ def add_open_arguments(parser: argparse.ArgumentParser) -> None:
 
 def open_command(args: argparse.Namespace) -> int:
     require_lab()
+    check_port(args.port)  # before any notebook is written
     if args.log is None:
         if args.machine is not None:
             raise AgentError("--machine needs a LOG: agent-explorer open LOG --machine MODULE:ATTR", code="invalid-argument")
@@ -146,6 +147,8 @@ def write_sample_workspace(directory: Path | None, notebook: str, *, force: bool
     from ..samples import ensure_samples
     from ..samples.shipped import NOTEBOOKS, checkout_root, shipped_notebooks_dir, user_home
 
+    if notebook not in NOTEBOOKS and f"{notebook}.ipynb" in NOTEBOOKS:
+        notebook += ".ipynb"  # `--notebook 03_postmortem`, as the README names the notebooks
     if notebook not in NOTEBOOKS:
         raise AgentError(f"no sample notebook {notebook!r}; choose one of {', '.join(NOTEBOOKS)}", code="invalid-argument")
     checkout = checkout_root()

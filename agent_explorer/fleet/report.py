@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
+from ..eventlog.files import atomic_file
 from ..eventlog.report_text import hash_coverage
 
 __all__ = ["FleetDivergence", "FleetError", "FleetReport", "ThreadOutcome"]
@@ -244,7 +245,10 @@ class FleetReport:
                 out.text = _xml_text(hash_coverage(o.entries, o.checked, o.unverified)
                                      + (f"; {o.run_state}" if o.run_state else ""))
         target = Path(path)
-        ET.ElementTree(root).write(target, encoding="utf-8", xml_declaration=True)
+        # Whole or not at all, and renamed into place: a CI re-run replaces the old report, and a link at `path`
+        # is replaced itself, never written through into the file it points at.
+        with atomic_file(target) as file:
+            ET.ElementTree(root).write(file, encoding="utf-8", xml_declaration=True)
         return target
 
 

@@ -277,7 +277,7 @@ class PostgresEventLogStore(EventLogStore):
             first = (str(error).strip().splitlines() or [type(error).__name__])[0]
             reason = first.rsplit("failed: ", 1)[-1].strip() or first
             raise AgentStoreError(
-                f"cannot connect to PostgreSQL at host {host}, port {port}: {reason[:1].lower()}{reason[1:]}"
+                f"cannot connect to PostgreSQL at host {host}, port {port}: {_lower_first_word(reason)}"
             ) from error
         await conn.close()
 
@@ -498,3 +498,12 @@ class PostgresEventLogStore(EventLogStore):
         if pool is not None:
             await self._io.call(pool.close())
         await asyncio.to_thread(self._io.close)
+
+
+def _lower_first_word(reason: str) -> str:
+    """'Connection refused' reads on after a colon as 'connection refused'; a word that is not capitalised prose
+    ('FATAL:', 'SSL', 'PGSSLMODE') keeps its case rather than turning into 'fATAL:'."""
+    word = reason.split(" ", 1)[0]
+    if word[:1].isupper() and word[1:] == word[1:].lower():
+        return reason[:1].lower() + reason[1:]
+    return reason

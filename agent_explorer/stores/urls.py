@@ -89,7 +89,11 @@ def store_url(store: EventLogStore) -> str | None:
 def redact_url(url: str) -> str:
     """`url` without its password, for reports, logs and every message the CLI prints (the URL itself still
     carries it to workers). Both places libpq takes one are masked: `user:secret@host` and `?password=secret`.
-    A URL too malformed to parse is masked by its text, so an error about a bad URL never shows its password."""
+    A URL too malformed to parse is masked by its text, so an error about a bad URL never shows its password.
+    Text with no `://` may be libpq's keyword form (`host=db password=secret`), pasted where a URL belongs: its
+    `password=` value is masked too."""
+    if "://" not in url:
+        return _KEYWORD_PASSWORD.sub(r"\1***", url)
     try:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unclosed IPv6 bracket
@@ -106,6 +110,7 @@ def redact_url(url: str) -> str:
 
 _USERINFO_PASSWORD = re.compile(r"(//[^/?#@:]*:)[^/?#]*@")
 _QUERY_PASSWORD = re.compile(r"((?:^|[?&])password=)[^&#]*", re.IGNORECASE)
+_KEYWORD_PASSWORD = re.compile(r"((?:^|\s)password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s#]*)", re.IGNORECASE)
 
 
 def without_mode(url: str) -> str:
