@@ -9,14 +9,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import sqlite3
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import PG_DSN_ENV, pg_dsn
+from pg_server import schema_holding
 
 from agent_explorer import create_replay_entry, init_entry, initial_transition, transition
 from agent_explorer.stores.sqlite import SqliteEventLogStore
@@ -134,29 +133,5 @@ def sqlite_runs(tmp_path: Path) -> Iterator[str]:
 @pytest.fixture
 async def postgres_runs() -> AsyncIterator[str]:
     """The same runs in a schema of their own on the PostgreSQL server; the URL (schema dropped afterwards)."""
-    import psycopg
-    from psycopg import sql
-
-    from agent_explorer.stores.postgres import PostgresEventLogStore
-
-    dsn = pg_dsn()
-    schema = f"runs_{uuid.uuid4().hex[:12]}"
-    threads = runs()
-    store = PostgresEventLogStore(dsn, schema=schema)
-    try:
-        raw = await fill(store, threads)
-    except Exception as error:  # an unreachable server is a failure, never a silent skip
-        await store.aclose()
-        pytest.fail(f"PostgreSQL at {PG_DSN_ENV} is unreachable or refused the runs: {error}")
-    await store.aclose()
-    table = sql.Identifier(schema, "agent_event_log")
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        for thread_id in raw:
-            await conn.execute(
-                sql.SQL("INSERT INTO {} (thread_id, idx, id, body) VALUES (%s, 0, %s, %s)").format(table),
-                (thread_id, f"{thread_id}-0", threads[thread_id][0]),
-            )
-    separator = "&" if "?" in dsn else "?"
-    yield f"{dsn}{separator}schema={schema}"
-    async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        await conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    async with schema_holding("runs", runs(), fill) as url:
+        yield url
