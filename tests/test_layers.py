@@ -261,9 +261,9 @@ def test_the_explorer_package_and_its_analysis_import_without_the_lab_extra() ->
         "from agent_explorer.explorer.usage import UsageLedger\n"
         "from agent_explorer.explorer.coverage import Coverage\n"
         "try:\n"
-        "    agent_explorer.Explorer\n"
-        "except ImportError as error:\n"
-        "    print('top:', error)\n"
+        "    agent_explorer.Explorer(None, [])  # the name imports (a stand-in); its first use names the extra\n"
+        "except agent_explorer.AgentError as error:\n"
+        "    print('top:', error.code, error)\n"
         "try:\n"
         "    agent_explorer.explorer.Explorer\n"
         "except ImportError as error:\n"
@@ -271,5 +271,5 @@ def test_the_explorer_package_and_its_analysis_import_without_the_lab_extra() ->
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     top, explorer = out.stdout.strip().splitlines()
-    assert top.startswith("top:") and "pip install 'agent-explorer[lab]'" in top
+    assert top.startswith("top: missing-dependency") and "pip install 'agent-explorer[lab]'" in top
     assert explorer.startswith("explorer:") and "blocked:" in explorer

@@ -2,25 +2,22 @@
 
 The log package's `get_usage_from_events` is the one definition of the totals (token keys always present,
 nested counters summed, a missing `totalTokens` derived); this index only makes it cheap per frame: it keeps
-its result every K usage records and folds at most K more on a lookup. `usage_of_store` sums the usage of a
-store's threads through the fleet machinery (any executor). Read-only over the entries.
+its result every K usage records and folds at most K more on a lookup. A store's usage (rows per thread, model
+and state) is `agent_explorer.runs.store_usage`'s, a `StoreUsage`. Read-only over the entries.
 """
 
 from __future__ import annotations
 
 import bisect
-import concurrent.futures
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..engine.values import value_text
-from ..errors import AgentError
 from ..eventlog import USAGE_EVENT_TYPE, get_usage_from_events
-from ..fleet import BatchContext, map_batches, read_threads
 from .prices import Prices, record_cost
 from .protocol import UsageLedgerView
 
-__all__ = ["StoreUsage", "UsageIndex", "UsageLedger", "usage_batch", "usage_of_store"]
+__all__ = ["StoreUsage", "UsageIndex", "UsageLedger"]
 
 # Usage records between stored totals: a lookup folds at most this many, on every frame (the cursor's hot path).
 # 32 keeps a lookup ~0.1 ms (256 cost ~0.6 ms, a third of a frame, on the 100k-entry benchmark log) for one small
@@ -439,93 +436,3 @@ class StoreUsage:
 
     def by_thread(self) -> Any:
         return self.to_pandas().groupby("thread_id", sort=False)[["records", *self.TOKENS, "cost"]].sum(min_count=1)
-
-
-def usage_of_store(
-    store: Any,
-    *,
-    machine: Any = None,
-    thread_ids: Sequence[str] | None = None,
-    prices: Prices | Mapping[str, Mapping[str, float]] | None = None,
-    executor: concurrent.futures.Executor | None = None,
-    batch_size: int | None = None,
-) -> StoreUsage:
-    """The usage of every thread of `store` (or of `thread_ids`), summed per thread and model.
-
-    With `machine`, only threads whose init entry names its id count (the others are `skipped`). Reading and
-    summing go through the fleet machinery (`agent_explorer.fleet.map_batches`), here or on `executor`; usage
-    records never need a fold, so workers import no machine. Read-only.
-    """
-    table = prices if isinstance(prices, Prices) or prices is None else Prices(prices)
-    options = {"machine_id": getattr(machine, "id", None), "prices": table}
-    rows: list[dict[str, Any]] = []
-    totals: dict[str, Any] = {}
-    threads = skipped = 0
-    for _, (batch_rows, batch_totals, read, other) in map_batches(
-            usage_batch, store, None, threads=thread_ids, executor=executor, batch_size=batch_size, options=options):
-        rows.extend(batch_rows)
-        totals = _combine(totals, batch_totals)
-        threads += read
-        skipped += other
-    return StoreUsage(rows, threads, skipped, totals)
-
-
-async def usage_batch(context: BatchContext, thread_ids: Sequence[str]
-                      ) -> tuple[list[dict[str, Any]], dict[str, Any], int, int]:
-    """The fleet task: (rows per thread and model, the batch's totals, threads read, threads skipped).
-
-    A thread's totals are `get_usage_from_events(entries)` (its `byModel` gives the rows' tokens; what records
-    without a model add is the "(unknown)" row); records and costs are counted alongside, record by record."""
-    machine_id = context.options.get("machine_id")
-    prices: Prices | None = context.options.get("prices")
-    rows: list[dict[str, Any]] = []
-    totals: dict[str, Any] = {}
-    read_count = skipped = 0
-    async for read in read_threads(context.store, thread_ids):
-        if read.error is not None:
-            raise AgentError(f"usage could not read thread {read.thread_id!r}: {read.error}", code="usage-failed",
-                             thread_id=read.thread_id)
-        entries = read.entries or []
-        if machine_id is not None and (not entries or entries[0].get("machineId") != machine_id):
-            skipped += 1
-            continue
-        read_count += 1
-        usage = get_usage_from_events(entries)
-        totals = _combine(totals, usage)
-        rows.extend(_thread_rows(read.thread_id, entries, usage, prices))
-    return rows, totals, read_count, skipped
-
-
-_UNKNOWN_MODEL = "(unknown)"
-
-
-def _thread_rows(thread_id: str, entries: Sequence[Mapping[str, Any]], usage: Mapping[str, Any],
-                 prices: Prices | None) -> list[dict[str, Any]]:
-    """One row per model of a thread: its tokens from `usage` (the thread's `get_usage_from_events`), its records
-    and cost counted here."""
-    by_model: Mapping[str, Mapping[str, Any]] = usage["byModel"]
-    per_model: dict[str, dict[str, Any]] = {}
-    for entry in entries:
-        event = entry.get("event")
-        if not isinstance(event, Mapping) or event.get("type") != USAGE_EVENT_TYPE \
-                or not isinstance(event.get("usage"), Mapping):
-            continue
-        model = event.get("model")
-        name = model if isinstance(model, str) and model in by_model else _UNKNOWN_MODEL
-        row = per_model.get(name)
-        if row is None:
-            row = per_model[name] = {"thread_id": thread_id, "model": name, "records": 0,
-                                     **{key: 0 for key in StoreUsage.TOKENS}, "cost": None}
-        row["records"] += 1
-        numbers = _flat_numbers(event["usage"])
-        if "totalTokens" not in numbers:
-            numbers["totalTokens"] = numbers.get("inputTokens", 0) + numbers.get("outputTokens", 0)
-        cost = record_cost(numbers, name, prices)
-        if cost is not None:
-            row["cost"] = (row["cost"] or 0.0) + cost
-    for name, row in per_model.items():
-        for key in StoreUsage.TOKENS:
-            row[key] = by_model[name].get(key, 0) if name in by_model else 0
-            if name == _UNKNOWN_MODEL:  # what the records without a model add to the thread's totals
-                row[key] += usage.get(key, 0) - sum(model.get(key, 0) for model in by_model.values())
-    return list(per_model.values())

@@ -16,7 +16,7 @@ from agent_explorer import SqliteEventLogStore, get_usage_from_events, read_log
 from agent_explorer.errors import AgentError
 from agent_explorer.explorer import Explorer
 from agent_explorer.explorer.coverage import coverage_of, coverage_of_store
-from agent_explorer.explorer.usage import usage_of_store
+from agent_explorer.runs import store_usage
 from agent_explorer.samples import support_agent
 
 LOGS = Path(__file__).resolve().parents[2] / "sample_logs"
@@ -75,7 +75,7 @@ def test_store_usage_sums_every_thread_per_model_on_every_executor(sample_store:
     url, logs = sample_store
     expected = get_usage_from_events(entry for entries in logs.values() for entry in entries)
     assert expected["totalTokens"] > 0
-    reports = [usage_of_store(url, machine=support_agent, prices=PRICES, executor=e, batch_size=2)
+    reports = [store_usage(url, support_agent, prices=PRICES, executor=e, batch_size=2)
                for e in executors.values()]
     for report in reports:
         assert (report.threads, report.skipped) == (len(SUPPORT), 1)  # the research run is another machine
@@ -100,7 +100,7 @@ def test_explorer_usage_of_a_store_uses_its_prices(sample_store: Any, executors:
     ex = Explorer(support_agent, logs["support_clean"], prices=PRICES)
     report = ex.usage(store=url, executor=executors["dask"])
     assert report.threads == len(SUPPORT) and report.cost_usd is not None and report.cost_usd > 0
-    assert report.cost_usd == pytest.approx(usage_of_store(url, machine=support_agent, prices=PRICES).cost_usd)
+    assert report.cost_usd == pytest.approx(store_usage(url, support_agent, prices=PRICES).cost_usd)
 
 
 def test_a_thread_that_cannot_be_folded_is_named(tmp_path: Path) -> None:
@@ -151,7 +151,7 @@ def test_store_usage_totals_are_get_usage_from_events_summed_over_the_threads(tm
             await store.aclose()
 
     asyncio.run(build())
-    report = usage_of_store(f"sqlite:///{tmp_path}/usage.db", machine=support_agent, prices=PRICES)
+    report = store_usage(f"sqlite:///{tmp_path}/usage.db", support_agent, prices=PRICES)
     expected = get_usage_from_events(entry for entries in logs.values() for entry in entries)
     assert expected["reasoningTokens"] > 0 and expected["inputTokenDetails"]["cacheReadTokens"] > 0
     assert report.totals == expected
