@@ -243,6 +243,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 50)
     gate = threading.Event()
+    stalled = threading.Event()  # the fold has reached 150: everything below is folded (no race with a slow thread)
     real_open = widget.open_line
 
     def gated_open(machine: Any, entries: Any, **options: Any) -> Any:
@@ -252,6 +253,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
         def build(until: int | None = None, *, progress: Any = None) -> int:
             def stalling(built: int, total: int) -> None:
                 if built > 150:
+                    stalled.set()
                     gate.wait(30)  # the fold stalls at 150 until the test lets it go on
                 if progress is not None:
                     progress(built, total)
@@ -268,6 +270,7 @@ def test_an_index_past_the_background_fold_is_answered_when_the_fold_gets_there(
     frame = ex.frame
     assert frame["pending"] is True and frame["index"] == 290 and frame["built"] <= 151
     assert frame["entry"]["index"] == 290
+    assert stalled.wait(30)
     ex.index = (
         20  # already folded: answered at once, and the deferred request is dropped
     )
