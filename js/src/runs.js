@@ -96,16 +96,24 @@ function render({ model, el }) {
   textInput.addEventListener("input", typedLater);
   verifiedSelect.addEventListener("change", () => sendFilter());
 
+  // The filter last drawn and the one this page last sent, as keys: a filter that arrives and is neither was set
+  // from Python (a cell), and a send still pending from earlier typing would undo it with stale values.
+  let drawnFilter = "";
+  let sentFilter = "";
+  /** @param {{status: string[], state: string, text: string, verified: boolean | null}} f */
+  const filterKey = (f) => JSON.stringify([[...f.status].sort(), f.state, f.text, f.verified]);
+
   function sendFilter() {
     typedLater.cancel();
     const v = /** @type {HTMLSelectElement} */ (verifiedSelect).value;
-    model.send({
-      kind: "runs-filter",
+    const filter = {
       status: [...wanted],
       state: /** @type {HTMLInputElement} */ (stateInput).value,
       text: /** @type {HTMLInputElement} */ (textInput).value,
       verified: v === "" ? null : v === "true",
-    });
+    };
+    sentFilter = filterKey(filter);
+    model.send({ kind: "runs-filter", ...filter });
   }
 
   // -- the table --
@@ -284,6 +292,9 @@ function render({ model, el }) {
   function drawFilter() {
     const filter = model.get("page").filter;
     if (!filter) return;
+    const key = filterKey(filter);
+    if (key !== drawnFilter && key !== sentFilter) typedLater.cancel(); // Python's newer filter wins
+    drawnFilter = key;
     // A filter set from Python shows in the controls; what the user is typing is left alone.
     const stateEl = /** @type {HTMLInputElement} */ (stateInput);
     const textEl = /** @type {HTMLInputElement} */ (textInput);

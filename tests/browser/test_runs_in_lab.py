@@ -149,8 +149,12 @@ def test_a_click_opens_the_explorer_under_the_list_and_keys_move_between_rows(
     page = runs_page.page
     assert runs_page.kernel("runs.filter(verified=False); runs.sort('thread_id')") == ""  # no error in the kernel
     diverging = sorted(_fates("diverging"))
-    page.wait_for_function(f"() => document.querySelector('.ae-runs tbody tr')?.dataset.thread === '{diverging[0]}'",
-                           timeout=WAIT)
+    try:
+        page.wait_for_function(f"() => document.querySelector('.ae-runs tbody tr')?.dataset.thread === '{diverging[0]}'",
+                               timeout=WAIT)
+    except Exception as error:  # say what Python and the page hold, so a failure names its side
+        python = _py(runs_page, "[runs.page['filter'], runs.page['sort'], runs.page['total'], runs.shown[:3]]")
+        raise AssertionError(f"first row {_threads(page)[:3]}, Python {python}, wanted {diverging[0]}") from error
     page.locator(f'.ae-runs tbody tr[data-thread="{diverging[0]}"]').click()
     page.wait_for_function("() => document.querySelectorAll('.ae-root[data-ready=\"true\"]').length >= 2",
                            timeout=60_000)
