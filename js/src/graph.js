@@ -105,6 +105,8 @@ export class GraphPanel {
     this.offscreenKey = ""; // the active states last named as off screen, to redraw that line only on change
     this.wide = false; // the chart was given the explorer's whole width (the "wider" control)
     this.collapsedInside = {}; // state id inside a collapsed state -> [that state's id, the path to it]
+    this.collapsedBoxes = []; // the drawing's collapsed boxes (none unless the user collapsed a state)
+    this.litStates = new Map(); // each lit state's element -> the state id it was lit for (a box: the first inside)
     this.onCollapse = null; // (state id, collapse?) => void: set where Python can redraw (not the static export)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
@@ -182,6 +184,7 @@ export class GraphPanel {
       if (el) this.nodes.set(stateId, el);
     }
     this.collapsedInside = graph.collapsed || {};
+    this.collapsedBoxes = [...svg.querySelectorAll("g.node.collapsed")];
     if (this.onCollapse) this.markCollapsible(graph.collapsible || []);
     for (const [transitionId, svgIds] of Object.entries(graph.edges || {})) {
       const els = svgIds.map(byId).filter(Boolean);
@@ -324,6 +327,7 @@ export class GraphPanel {
 
   /** Write on each collapsed box's second line the deepest active state inside it. */
   nameCollapsed(active) {
+    if (!this.collapsedBoxes.length) return; // the usual chart: nothing to name, nothing to walk on a step
     const deepest = new Map(); // collapsed state's element -> its deepest active path inside
     for (const id of active) {
       const inside = this.collapsedInside[id];
@@ -333,7 +337,7 @@ export class GraphPanel {
       const known = deepest.get(el);
       if (known === undefined || path.split(".").length > known.split(".").length) deepest.set(el, path);
     }
-    for (const el of this.svg?.querySelectorAll("g.node.collapsed") || []) {
+    for (const el of this.collapsedBoxes) {
       const line = el.querySelectorAll("text")[1];
       const text = deepest.has(el) ? `▸ ${deepest.get(el)}` : "▸ not active";
       if (line && line.textContent !== text) line.textContent = text;
@@ -439,10 +443,8 @@ export class GraphPanel {
     const out = [];
     if (view) {
       const [x, y, w, hgt] = view;
-      const named = new Set();
-      for (const [id, el] of this.nodes) {
-        if (!this.lit.includes(el) || !el.classList.contains("node") || named.has(el)) continue;
-        named.add(el);
+      for (const [el, id] of this.litStates) {
+        if (!el.classList.contains("node")) continue;
         const b = this.boxOf([el]);
         if (b && !(b[0] >= x && b[1] >= y && b[0] + b[2] <= x + w && b[1] + b[3] <= y + hgt)) out.push([id, el, b]);
       }
@@ -502,14 +504,14 @@ export class GraphPanel {
     for (const el of this.litLines) el.classList.remove("taken-line");
     this.lit = [];
     this.litLines = [];
-    const states = [];
+    this.litStates.clear();
     this.target = this.pickTarget(active || []);
     for (const id of active || []) {
       const el = this.nodes.get(id);
-      if (el) {
+      if (el && !this.litStates.has(el)) { // a collapsed box stands for many states: lit once
         el.classList.add("active");
         this.lit.push(el);
-        states.push(el);
+        this.litStates.set(el, id);
       }
     }
     for (const id of taken || []) {
@@ -524,7 +526,7 @@ export class GraphPanel {
       }
     }
     this.nameCollapsed(active || []);
-    this.minimap.mark(states);
+    this.minimap.mark([...this.litStates.keys()]);
     if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
     else this.follow();
     this.showOffscreen();
