@@ -6,20 +6,17 @@ its expectation once and the stores, executors and report views are checked agai
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import os
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import schema_holding
+from filled_stores import schema_holding, sqlite_holding
 
 from agent_explorer import create_replay_entry, init_entry, initial_transition, transition
-from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 from . import machines
 
@@ -102,22 +99,7 @@ async def fill(store: Any, threads: dict[str, tuple[list[dict[str, Any]] | str, 
 @pytest.fixture
 def sqlite_fleet(tmp_path: Path) -> Iterator[str]:
     """A SQLite file holding the fleet; the URL. The malformed row is written past the store's checks."""
-    path = tmp_path / "fleet.db"
-    threads = fleet_threads()
-
-    async def build() -> list[str]:
-        store = SqliteEventLogStore(path)
-        try:
-            return await fill(store, threads)
-        finally:
-            await store.aclose()
-
-    malformed = asyncio.run(build())
-    with sqlite3.connect(path) as conn:  # what a disk fault or a foreign writer could leave behind
-        for thread_id in malformed:
-            conn.execute("INSERT INTO agent_event_log (thread_id, idx, id, body) VALUES (?, 0, ?, ?)",
-                         (thread_id, f"{thread_id}-0", threads[thread_id][0]))
-    yield f"sqlite:///{path}"
+    yield sqlite_holding(tmp_path / "fleet.db", fleet_threads(), fill)
 
 
 @pytest.fixture

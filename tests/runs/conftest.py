@@ -6,19 +6,16 @@ expectation once. The per-user cache goes to a folder of the test's own (`AGENT_
 
 from __future__ import annotations
 
-import asyncio
 import copy
-import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pg_server import schema_holding
+from filled_stores import schema_holding, sqlite_holding
 
 from agent_explorer import create_replay_entry, init_entry, initial_transition, transition
-from agent_explorer.stores.sqlite import SqliteEventLogStore
 
 from . import machines
 
@@ -109,19 +106,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def build_sqlite(path: Path, threads: dict[str, tuple[list[dict[str, Any]] | str, Row]]) -> str:
-    async def build() -> list[str]:
-        store = SqliteEventLogStore(path)
-        try:
-            return await fill(store, threads)
-        finally:
-            await store.aclose()
-
-    raw = asyncio.run(build())
-    with sqlite3.connect(path) as conn:  # what a disk fault or a foreign writer could leave behind
-        for thread_id in raw:
-            conn.execute("INSERT INTO agent_event_log (thread_id, idx, id, body) VALUES (?, 0, ?, ?)",
-                         (thread_id, f"{thread_id}-0", threads[thread_id][0]))
-    return f"sqlite:///{path}"
+    return sqlite_holding(path, threads, fill)
 
 
 @pytest.fixture
