@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import pty
 import subprocess
 import sys
 import textwrap
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tty_capture import run_on_a_tty
 
 from agent_explorer import SqliteEventLogStore, create_replay_entry, init_entry, initial_transition, transition
 from agent_explorer.cli import main
@@ -204,29 +204,11 @@ def test_an_unreachable_scheduler_is_one_line(production: str, capsys: Any, monk
 
 def test_a_terminal_gets_a_progress_bar(production: str) -> None:
     """stderr on a real pseudo-terminal: the bar is drawn there (and the report still goes to stdout)."""
-    leader, follower = pty.openpty()
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "agent_explorer.cli", "verify", production, "--all-threads", "--machine", REF,
-             "--batch-size", "1"],
-            stdout=subprocess.PIPE, stderr=follower, timeout=120, env=os.environ.copy(),
-        )
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        if follower != -1:
-            os.close(follower)
-        os.close(leader)
-    drawn = b"".join(chunks).decode("utf-8", "replace")
+    done, drawn = run_on_a_tty(
+        [sys.executable, "-m", "agent_explorer.cli", "verify", production, "--all-threads", "--machine", REF,
+         "--batch-size", "1"],
+        timeout=120, env=os.environ.copy(),
+    )
     assert done.returncode == 1
     assert "verifying [" in drawn and "5/5 threads" in drawn
     assert done.stdout.decode().startswith("diverges: 3 threads")

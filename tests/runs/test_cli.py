@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tty_capture import run_on_a_tty
 
 from agent_explorer import find_runs, summarize_runs
 from agent_explorer.cli import main
@@ -156,27 +156,8 @@ def test_bad_input_is_one_line_and_exit_2(sqlite_runs: str, tmp_path: Path, caps
 
 
 def test_a_terminal_gets_a_progress_bar(sqlite_runs: str) -> None:
-    leader, follower = pty.openpty()
-    try:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
-        done = subprocess.run([SCRIPT, "runs", sqlite_runs, "--machine", AGENT], cwd=ROOT, stdout=subprocess.PIPE,
-                              stderr=follower, timeout=120, env=env)
-        os.close(follower)
-        follower = -1
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        if follower != -1:
-            os.close(follower)
-        os.close(leader)
-    drawn = b"".join(chunks).decode("utf-8", "replace")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests")])}
+    done, drawn = run_on_a_tty([SCRIPT, "runs", sqlite_runs, "--machine", AGENT], cwd=ROOT, timeout=120, env=env)
     assert done.returncode == 0
     assert "summarizing [" in drawn and "10/10 threads" in drawn
     assert done.stdout.decode().startswith("thread ")
