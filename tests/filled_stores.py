@@ -72,3 +72,18 @@ async def schema_holding(
     finally:
         async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
             await conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+def sqlite_store_of(path: Path, threads: Mapping[str, list[dict[str, Any]]]) -> str:
+    """A SQLite file at `path` holding each thread's entries, appended through the package; its URL."""
+
+    async def build() -> None:
+        store = SqliteEventLogStore(path)
+        try:
+            for thread_id, entries in threads.items():
+                await store.append(thread_id=thread_id, expected_index=0, entries=entries)
+        finally:
+            await store.aclose()
+
+    asyncio.run(build())
+    return f"sqlite:///{path}"

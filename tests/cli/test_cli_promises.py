@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filled_stores import sqlite_store_of as make_store
 
-from agent_explorer import SqliteEventLogStore, read_log
+from agent_explorer import read_log
 from agent_explorer.cli import main
 from agent_explorer.stores.urls import redact_url
 
@@ -48,19 +49,6 @@ def one_line(err: str) -> bool:
 
 def entries_of(sample_logs: Path, name: str) -> list[dict[str, Any]]:
     return read_log(sample_logs / name)
-
-
-def make_store(path: Path, threads: dict[str, list[dict[str, Any]]]) -> str:
-    async def build() -> None:
-        store = SqliteEventLogStore(path)
-        try:
-            for thread_id, entries in threads.items():
-                await store.append(thread_id=thread_id, expected_index=0, entries=entries)
-        finally:
-            await store.aclose()
-
-    asyncio.run(build())
-    return f"sqlite:///{path}"
 
 
 # --- 7. a FIFO (or any non-regular file) as LOG --------------------------------------------------------------

@@ -3,7 +3,6 @@ worker processes and on a Dask scheduler; exit codes 0/1/2, JUnit and JSON outpu
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
@@ -14,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filled_stores import sqlite_store_of as make_store
 from tty_capture import run_on_a_tty
 
-from agent_explorer import SqliteEventLogStore, create_replay_entry, init_entry, initial_transition, transition
+from agent_explorer import create_replay_entry, init_entry, initial_transition, transition
 from agent_explorer.cli import main
 
 MODULE = textwrap.dedent(
@@ -58,19 +58,6 @@ def record(machine: Any, events: list[dict[str, Any]], ref: str) -> list[dict[st
         snapshot, _ = transition(machine, snapshot, event)
         entries.append(create_replay_entry(machine, event, index, snapshot_after=snapshot))
     return entries
-
-
-def make_store(path: Path, threads: dict[str, list[dict[str, Any]]]) -> str:
-    async def build() -> None:
-        store = SqliteEventLogStore(path)
-        try:
-            for thread_id, entries in threads.items():
-                await store.append(thread_id=thread_id, expected_index=0, entries=entries)
-        finally:
-            await store.aclose()
-
-    asyncio.run(build())
-    return f"sqlite:///{path}"
 
 
 INC, OFF = {"type": "INC"}, {"type": "OFF"}
