@@ -362,7 +362,7 @@ export class GraphPanel {
     const enteredLeaf = entered.find(atomic);
     if (enteredLeaf) return enteredLeaf;
     if (!entered.length && this.target && drawn.includes(this.target)) return this.target;
-    return entered.at(-1) ?? drawn.find(atomic) ?? drawn[0] ?? null;
+    return entered[entered.length - 1] ?? drawn.find(atomic) ?? drawn[0] ?? null; // not .at(-1): ES2022, the bundle is ES2020
   }
 
   /** The box to centre a w x hgt view on: the target state's, grown by the other active atomic states nearest
