@@ -8,18 +8,24 @@ import { formatNumber, h, replace } from "./dom.js";
 
 const ROW = 18; // px; keep in step with .ae-line-row in widget.css
 
-/** Rows in tree order (each branch right under its parent, children in creation order), with depth. */
+/** @typedef {import("./protocol").LineageNode} LineageNode */
+
+/** Rows in tree order (each branch right under its parent, children in creation order), with depth.
+ *  @param {LineageNode[]} nodes @returns {Array<{node: LineageNode, depth: number}>} */
 function treeOrder(nodes) {
+  /** @type {Map<string, LineageNode[]>} */
   const children = new Map();
   const roots = [];
   for (const node of nodes) {
     if (node.parent === null || node.parent === undefined) roots.push(node);
     else {
       if (!children.has(node.parent)) children.set(node.parent, []);
-      children.get(node.parent).push(node);
+      children.get(node.parent)?.push(node);
     }
   }
+  /** @type {Array<{node: LineageNode, depth: number}>} */
   const out = [];
+  /** @param {LineageNode} node @param {number} depth */
   const visit = (node, depth) => {
     out.push({ node, depth });
     for (const child of children.get(node.id) || []) visit(child, depth + 1);
@@ -56,6 +62,7 @@ export class LineagePanel {
       return;
     }
     const span = Math.max(1, ...nodes.map((n) => (n.length || 1) - 1));
+    /** @param {number} i */
     const pct = (i) => `${(Math.max(0, Math.min(i, span)) / span) * 100}%`;
     this.pct = pct;
     const ordered = treeOrder(nodes);
@@ -90,7 +97,7 @@ export class LineagePanel {
           title: node.threadId ? `thread ${node.threadId}` : node.id,
           "aria-current": isCurrent ? "true" : null,
           onclick: () => this.checkout(node.id),
-          onkeydown: (event) => {
+          onkeydown: (/** @type {KeyboardEvent} */ event) => {
             if (event.key === "Enter") this.checkout(node.id);
           },
         },
@@ -109,6 +116,7 @@ export class LineagePanel {
     this.cursor.title = `index ${index}`;
   }
 
+  /** @param {string} name  the line's id in the lineage */
   checkout(name) {
     if ((this.model.get("lineage")).current === name) return;
     this.model.send({ kind: "checkout", branch: name });

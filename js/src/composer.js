@@ -6,9 +6,15 @@
 
 import { debounce, h, replace } from "./dom.js";
 
+/** @type {Record<string, string>} */
 const KIND_LABEL = { done: "completes", error: "fails", timer: "timer", event: "event" };
 const SENT_TEXT_CAP = 240;
 
+/** @typedef {import("./protocol").ChoiceView} ChoiceView */
+/** @typedef {import("./protocol").FieldView} FieldView */
+/** @typedef {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement} FieldInput  a field's form control */
+
+/** @param {FieldView} field @param {unknown} value  the template's value, if any @returns {FieldInput} */
 function fieldInput(field, value) {
   const id = `ae-f-${field.name}`;
   if (field.enum?.length) {
@@ -24,12 +30,14 @@ function fieldInput(field, value) {
   return area;
 }
 
-/** The event the form describes, or {error} when a JSON field does not parse. */
+/** The event the form describes, or {error} when a JSON field does not parse.
+ *  @param {ChoiceView} choice @param {Array<[FieldView, FieldInput]>} inputs */
 function readForm(choice, inputs) {
+  /** @type {Record<string, unknown>} */
   const event = { type: choice.type };
   for (const [field, input] of inputs) {
     if (field.enum?.length) event[field.name] = JSON.parse(input.value);
-    else if (field.type === "boolean") event[field.name] = input.checked;
+    else if (field.type === "boolean") event[field.name] = /** @type {HTMLInputElement} a checkbox */ (input).checked;
     else if (field.type === "string") {
       if (input.value !== "" || field.required) event[field.name] = input.value;
     } else if (field.type === "integer" || field.type === "number") {
@@ -50,7 +58,9 @@ export class ComposerPanel {
   constructor(model) {
     this.model = model;
     this.open = false;
+    /** @type {string | null} */
     this.chosen = null; // the chosen event type
+    /** @type {Array<[FieldView, FieldInput]>} */
     this.inputs = [];
     this.nonce = 0;
     this.choicesEl = h("div", { class: "ae-choices", "data-testid": "composer-choices" });
@@ -63,6 +73,7 @@ export class ComposerPanel {
     this.check = debounce(() => this.send("compose-check"), 250);
   }
 
+  /** @param {boolean} open */
   setOpen(open) {
     this.open = open;
     this.body.hidden = !open;
@@ -86,6 +97,7 @@ export class ComposerPanel {
     }
   }
 
+  /** @param {"compose-check" | "compose-send"} kind  a dry run or the real thing */
   send(kind) {
     const choice = this.choice();
     if (!choice) return;
@@ -96,7 +108,7 @@ export class ComposerPanel {
     }
     this.nonce += 1;
     this.pending = this.nonce;
-    this.model.send({ kind, event: read.event, nonce: this.nonce });
+    this.model.send({ kind, event: /** @type {Record<string, unknown>} no error: read */ (read.event), nonce: this.nonce });
   }
 
   choice() {
@@ -123,6 +135,7 @@ export class ComposerPanel {
       this.chosen = null;
       this.pending = null;
       this.check.cancel();
+      /** @type {number | undefined} the index the choices were drawn for */
       this.choicesIndex = undefined;
       this.sentAt = { line: sent.line, index: sent.index };
     }
@@ -142,6 +155,7 @@ export class ComposerPanel {
     }
     if (c.check && c.check.nonce === this.pending) this.drawCheck(c.check);
     if (sent) {
+      /** @type {unknown} the nonce of the sent note on view, so it is drawn once */
       this.sentShown = sent.nonce;
       let sentText = sent.event === undefined ? "" : JSON.stringify(sent.event);
       if (sentText.length > SENT_TEXT_CAP) sentText = `${sentText.slice(0, SENT_TEXT_CAP - 1)}…`;
@@ -157,6 +171,7 @@ export class ComposerPanel {
 
   /** @param {Array<import("./protocol").ChoiceView>} choices */
   drawChoices(choices) {
+    /** @param {ChoiceView} x */
     const button = (x) =>
       h(
         "button",
@@ -181,7 +196,7 @@ export class ComposerPanel {
     // A decision in flight has no completion of its own: it completes with the event it picks. Say so, and offer
     // those events (the same choices as below) under its request id.
     const decisions = (this.decisions || []).map((d) => {
-      const picks = (d.events || []).map((type) => choices.find((x) => x.kind === "event" && x.type === type)).filter(Boolean);
+      const picks = /** @type {ChoiceView[]} */ ((d.events || []).map((type) => choices.find((x) => x.kind === "event" && x.type === type)).filter(Boolean));
       return h(
         "span",
         { class: "ae-decision", "data-testid": "composer-decision", title: `${d.requestId ?? d.id} is a decision: it completes by sending the event it chooses, journaled as that event` },
@@ -191,6 +206,7 @@ export class ComposerPanel {
         picks.map(button),
       );
     });
+    /** @param {string} label @param {ChoiceView[]} list @param {HTMLElement[]} [extra] */
     const group = (label, list, extra = []) => (list.length || extra.length ? h("div", { class: "ae-choice-group" }, h("span", { class: "ae-section-label" }, label), h("div", { class: "ae-chips" }, extra, list.map(button))) : null);
     replace(this.choicesEl, group("in flight and armed", pendingWork, decisions), group("accepted here", accepted), group("ignored here", ignored), choices.length ? null : h("div", { class: "ae-muted" }, "this machine declares no events"));
   }

@@ -7,9 +7,11 @@
  * @property {import("./protocol").Model} model
  * @property {() => number} last  the last index of the line on view
  * @property {(i: number) => void} setIndex  move the cursor (clamped; sent to Python)
- * @property {(name: string, fn: (...args: any[]) => void) => void} on  listen to a model event until cleanup
+ * @property {(name: string, fn: Listener) => void} on  listen to a model event until cleanup
  * @property {(fn: () => void) => void} cleanup  run `fn` when the view is removed
  */
+
+/** A model event's listener, as the protocol's Model takes it (its arguments differ by event). @typedef {Parameters<import("./protocol").Model["on"]>[1]} Listener */
 
 /**
  * @param {import("./protocol").Model} model

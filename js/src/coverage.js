@@ -8,12 +8,14 @@ import { h, plural, replace } from "./dom.js";
 const LEVEL_CLASSES = ["ae-cov-0", "ae-cov-1", "ae-cov-2", "ae-cov-3", "ae-cov-4"];
 
 export class CoverageLayer {
-  /** @param {import("./protocol").Model} model @param {any} graph */
+  /** @param {import("./protocol").Model} model @param {import("./graph.js").GraphPanel} graph */
   constructor(model, graph) {
     this.model = model;
     this.graph = graph;
     this.on = false;
+    /** @type {SVGElement[]} */
     this.marked = [];
+    /** @type {Map<Element, string>} */
     this.tips = new Map(); // <a> element -> its own tooltip, restored when the heatmap is off
     this.button = h(
       "button",
@@ -50,15 +52,19 @@ export class CoverageLayer {
       replace(this.legend, this.on ? h("span", { class: "ae-muted" }, "counting…") : null);
       return;
     }
+    /**
+     * @param {SVGElement} el @param {number} level  0..4 @param {number} count @param {boolean} never
+     * @param {string} verb  "entered" or "taken"
+     */
     const mark = (el, level, count, never, verb) => {
       el.classList.add(LEVEL_CLASSES[level] || LEVEL_CLASSES[0]);
       if (never) el.classList.add("ae-cov-never");
       el.setAttribute("data-coverage", String(count));
       this.marked.push(el);
       // Graphviz wraps a shape that has a tooltip in <a xlink:title>: the hover says how often, too.
-      const a = el.querySelector("a");
+      const a = /** @type {SVGAElement | null} Graphviz's SVG <a>, not HTML's */ (el.querySelector("a"));
       const title = a?.getAttribute("xlink:title");
-      if (title !== null && title !== undefined && !this.tips.has(a)) {
+      if (a && title !== null && title !== undefined && !this.tips.has(a)) {
         this.tips.set(a, title);
         a.setAttribute("xlink:title", `${title} · ${never ? `never ${verb}` : `${verb} ${count}×`}`);
       }

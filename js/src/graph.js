@@ -11,6 +11,7 @@ import { instance } from "@viz-js/viz";
 import { h, replace } from "./dom.js";
 import { Minimap } from "./minimap.js";
 
+/** @type {ReturnType<typeof instance> | null} */
 let vizPromise = null;
 function viz() {
   vizPromise ??= instance();
@@ -32,7 +33,20 @@ const DIRECTIONS = ["TB", "LR"];
 const KEEP_MARGIN = 14; // chart points kept between the state in focus and the view's edge
 const WIDE_STAGE = 0.8; // share of the window's height the drawing area may take when the chart is widened
 
-/** Remove anything executable from the rendered SVG (Graphviz escapes labels; this is belt and braces). */
+/**
+ * A part of the chart [x, y, width, height] in chart points (the SVG's viewBox space).
+ * @typedef {number[]} Box
+ */
+
+/**
+ * One layout of the chart: Graphviz's drawing in one direction and its extent.
+ * @typedef {{rankdir: string, svg: SVGSVGElement, box: Box}} Layout
+ */
+
+/**
+ * Remove anything executable from the rendered SVG (Graphviz escapes labels; this is belt and braces).
+ * @param {SVGSVGElement} svg
+ */
 function sanitize(svg) {
   for (const bad of svg.querySelectorAll("script, foreignObject, iframe, object, embed")) bad.remove();
   for (const el of [svg, ...svg.querySelectorAll("*")]) {
@@ -47,7 +61,7 @@ function sanitize(svg) {
   }
 }
 
-/** The drawing's extent [x, y, w, h] in chart points, with a margin. */
+/** The drawing's extent [x, y, w, h] in chart points, with a margin. @param {SVGSVGElement} svg @returns {Box} */
 function extentOf(svg) {
   const vb = svg.viewBox?.baseVal;
   const [x, y, w, hgt] = vb?.width ? [vb.x, vb.y, vb.width, vb.height] : [0, 0, 100, 100];
@@ -60,19 +74,21 @@ function stageMax() {
   return windowHeight ? Math.max(STAGE_MIN, Math.min(STAGE_MAX, windowHeight - RESERVED)) : STAGE_MAX;
 }
 
-/** Screen px per chart point that shows all of `box` in `width` px and at most stageMax() px of height. */
+/** Screen px per chart point that shows all of `box` in `width` px and at most stageMax() px of height.
+ *  @param {Box} box @param {number} width */
 function wholeScale(box, width) {
   return Math.min(width / box[2], stageMax() / box[3], MAX_SCALE);
 }
 
 /** A state's name that tells regions apart: its id without the machine's, at most its last two keys
- *  ("alarm1_status.disabled" for "watch.statuses.alarm1_status.disabled"). */
+ *  ("alarm1_status.disabled" for "watch.statuses.alarm1_status.disabled"). @param {string} id */
 function shortName(id) {
   const keys = id.replace(/^#/, "").split(".").slice(1);
   return keys.slice(-2).join(".");
 }
 
-/** The direction to keep: the larger readable drawing first, then the one that fills its panel best. */
+/** The direction to keep: the larger readable drawing first, then the one that fills its panel best.
+ *  @param {Layout[]} layouts @param {number} width */
 function pickLayout(layouts, width) {
   const rated = layouts.map((layout) => {
     const scale = wholeScale(layout.box, width);
@@ -86,29 +102,48 @@ function pickLayout(layouts, width) {
 
 export class GraphPanel {
   constructor() {
+    /** @type {SVGSVGElement | null} */
     this.svg = null;
+    /** @type {Map<string, SVGElement>} */
     this.nodes = new Map(); // state id -> element
+    /** @type {Map<string, SVGElement[]>} */
     this.edges = new Map(); // transition id -> [elements]
+    /** @type {SVGElement[]} */
     this.lit = [];
+    /** @type {Record<string, number>} */
     this.lines = {}; // transition id -> the line naming it on a state's shared self-loop
+    /** @type {SVGTextElement[]} */
     this.litLines = [];
+    /** @type {Box | null} */
     this.box = null; // the whole chart [x, y, w, h] in chart points
+    /** @type {Map<Element, Box>} */
     this.boxes = new Map(); // element -> its box [x, y, w, h] in chart points, measured once per drawing
+    /** @type {[string[], string[]] | null} */
     this.last = null; // the last highlight's [active, taken], re-applied to each new drawing
+    /** @type {Array<() => void>} */
     this.layers = []; // callbacks re-applying other layers (recording) to each new drawing
+    /** @type {Box | null} */
     this.view = null; // the part on view (the SVG's viewBox)
     this.readScale = READABLE_PX / 11; // screen px per point at which the smallest label is READABLE_PX
     this.userView = false; // the user zoomed, panned or asked for the whole chart: resizes keep their view
+    /** @type {string | null} */
     this.autoHeight = null; // the height this panel last gave itself (a different one is the user's)
+    /** @type {string | null} */
     this.target = null; // the state id kept in view: the one the last step entered (see pickTarget)
+    /** @type {string[]} */
     this.shownActive = []; // the active state ids of the last highlight, to tell what a step entered
     this.offscreenKey = ""; // the active states last named as off screen, to redraw that line only on change
     this.wide = false; // the chart was given the explorer's whole width (the "wider" control)
+    /** @type {Record<string, string[]>} */
     this.collapsedInside = {}; // state id inside a collapsed state -> [that state's id, the path to it]
+    /** @type {Element[]} */
     this.collapsedBoxes = []; // the drawing's collapsed boxes (none unless the user collapsed a state)
+    /** @type {Map<SVGElement, string>} */
     this.litStates = new Map(); // each lit state's element -> the state id it was lit for (a box: the first inside)
+    /** @type {((state: string, collapse: boolean) => void) | null} */
     this.onCollapse = null; // (state id, collapse?) => void: set where Python can redraw (not the static export)
     this.stage = h("div", { class: "ae-graph-stage" }, h("div", { class: "ae-muted ae-pad" }, "Drawing the statechart…"));
+    /** @param {string} label @param {string} title @param {() => void} fn */
     const button = (label, title, fn) => h("button", { class: "ae-btn ae-btn-small", title, "aria-label": title, onclick: fn }, label);
     this.wideButton = button("wider", "Give the chart the explorer's whole width", () => this.toggleWide());
     this.overviewButton = button("overview", "Hide or show the overview in the corner", () => this.toggleOverview());
@@ -141,14 +176,15 @@ export class GraphPanel {
     this.installPanZoom();
   }
 
-  /** Lay the chart out (both directions, once) and keep the one that reads larger in this panel. */
+  /** Lay the chart out (both directions, once) and keep the one that reads larger in this panel.
+   *  @param {import("./protocol").Traits["graph"]} graph */
   async draw(graph) {
     if (!graph?.dot) return;
     let layouts;
     try {
       const engine = await viz();
       layouts = DIRECTIONS.map((rankdir) => {
-        const svg = engine.renderSVGElement(graph.dot, { graphAttributes: { rankdir } });
+        const svg = engine.renderSVGElement(/** @type {string} checked above */ (graph.dot), { graphAttributes: { rankdir } });
         return { rankdir, svg, box: extentOf(svg) };
       });
     } catch (error) {
@@ -178,7 +214,8 @@ export class GraphPanel {
     this.view = null; // the old drawing's view means nothing here: initialView picks this one's
     this.wantsFocus = false;
     this.lines = graph.lines || {};
-    const byId = (id) => svg.querySelector(`[id="${CSS.escape(id)}"]`);
+    /** @param {string} id  Graphviz draws each state and transition as an SVG group with this id */
+    const byId = (id) => /** @type {SVGElement | null} */ (svg.querySelector(`[id="${CSS.escape(id)}"]`));
     for (const [stateId, svgId] of Object.entries(graph.nodes || {})) {
       const el = byId(svgId);
       if (el) this.nodes.set(stateId, el);
@@ -187,7 +224,7 @@ export class GraphPanel {
     this.collapsedBoxes = [...svg.querySelectorAll("g.node.collapsed")];
     if (this.onCollapse) this.markCollapsible(graph.collapsible || []);
     for (const [transitionId, svgIds] of Object.entries(graph.edges || {})) {
-      const els = svgIds.map(byId).filter(Boolean);
+      const els = /** @type {SVGElement[]} */ (svgIds.map(byId).filter(Boolean));
       if (els.length) this.edges.set(transitionId, els);
     }
     this.minimap.draw(svg, this.box);
@@ -217,18 +254,20 @@ export class GraphPanel {
     if (fitScale >= this.readScale || this.wantsFocus) this.fit();
   }
 
-  /** Height for the drawing area: the chart's height at the scale its width allows, within limits. */
+  /** Height for the drawing area: the chart's height at the scale its width allows, within limits.
+   *  Called once the chart is drawn (`box` set). @param {number} width */
   sizePanel(width) {
+    const box = /** @type {Box} */ (this.box);
     const ownHeight = this.autoHeight === null || this.el.style.height === this.autoHeight;
     if (!ownHeight) return; // the user dragged the panel's resize handle: their height stands
-    const scale = wholeScale(this.box, width);
-    let wanted = scale >= this.readScale ? this.box[3] * scale : stageMax();
+    const scale = wholeScale(box, width);
+    let wanted = scale >= this.readScale ? box[3] * scale : stageMax();
     let most = stageMax();
     if (this.wide) {
       // Widened: the whole chart's height when it reads whole at this width, else most of the window.
       most = Math.max(stageMax(), Math.round(window.innerHeight * WIDE_STAGE));
-      const wideScale = Math.min(width / this.box[2], MAX_SCALE);
-      wanted = wideScale >= this.readScale ? this.box[3] * wideScale : most;
+      const wideScale = Math.min(width / box[2], MAX_SCALE);
+      wanted = wideScale >= this.readScale ? box[3] * wideScale : most;
     }
     const stage = Math.round(Math.min(most, Math.max(STAGE_MIN, wanted)));
     const chrome = this.el.offsetHeight - this.stage.clientHeight; // the head row and borders
@@ -242,7 +281,7 @@ export class GraphPanel {
     if (this.labelsFitted || !this.svg) return;
     this.labelsFitted = true;
     for (const node of this.svg.querySelectorAll("g.node")) {
-      const shape = node.querySelector("path, polygon, ellipse");
+      const shape = /** @type {SVGGraphicsElement | null} */ (node.querySelector("path, polygon, ellipse"));
       const texts = [...node.querySelectorAll("text")];
       if (!shape || !texts.length) continue;
       const room = shape.getBBox().width - 6;
@@ -266,7 +305,8 @@ export class GraphPanel {
 
   /** Box of elements in the chart's own coordinates (the viewBox space). Each element is measured once per
    *  drawing (boxes), since moving the viewBox does not move anything in chart coordinates: following the
-   *  active states on each slider step only compares numbers, never forces a layout. */
+   *  active states on each slider step only compares numbers, never forces a layout.
+   *  @param {Element[]} els @returns {Box | null} */
   boxOf(els) {
     if (!this.svg || !els.length) return null;
     if (els.some((el) => !this.boxes.has(el))) this.measure(els);
@@ -279,7 +319,8 @@ export class GraphPanel {
     return Number.isFinite(x0) ? [x0, y0, x1 - x0, y1 - y0] : null;
   }
 
-  /** Measure every state's box (and `extra`'s) in chart coordinates in one pass: one layout at most. */
+  /** Measure every state's box (and `extra`'s) in chart coordinates in one pass: one layout at most.
+   *  @param {Element[]} [extra] */
   measure(extra = []) {
     const ctm = this.svg?.getScreenCTM();
     if (!ctm) return;
@@ -297,13 +338,14 @@ export class GraphPanel {
     }
   }
 
-  /** Make each compound state's title (and each collapsed state's box) a click that collapses (expands) it. */
+  /** Make each compound state's title (and each collapsed state's box) a click that collapses (expands) it.
+   *  @param {string[]} states */
   markCollapsible(states) {
     for (const id of states) {
       const el = this.nodes.get(id);
       if (!el) continue;
       if (el.classList.contains("cluster")) {
-        const title = el.querySelector(":scope > text, :scope > a > text, :scope > g > a > text");
+        const title = /** @type {SVGTextElement | null} */ (el.querySelector(":scope > text, :scope > a > text, :scope > g > a > text"));
         if (!title) continue;
         title.classList.add("ae-collapse-title");
         title.dataset.collapse = id;
@@ -313,19 +355,20 @@ export class GraphPanel {
     }
   }
 
-  /** A click (no drag) on a compound state's title or a collapsed box: ask Python to redraw without it. */
+  /** A click (no drag) on a compound state's title or a collapsed box: ask Python to redraw without it.
+   *  @param {EventTarget | null} target */
   clickCollapse(target) {
     if (!this.onCollapse || !(target instanceof Element)) return;
     const title = target.closest("[data-collapse]");
     if (title) {
-      this.onCollapse(title.getAttribute("data-collapse"), true);
+      this.onCollapse(/** @type {string} found by it */ (title.getAttribute("data-collapse")), true);
       return;
     }
     const box = target.closest("[data-expand]");
-    if (box) this.onCollapse(box.getAttribute("data-expand"), false);
+    if (box) this.onCollapse(/** @type {string} found by it */ (box.getAttribute("data-expand")), false);
   }
 
-  /** Write on each collapsed box's second line the deepest active state inside it. */
+  /** Write on each collapsed box's second line the deepest active state inside it. @param {string[]} active */
   nameCollapsed(active) {
     if (!this.collapsedBoxes.length) return; // the usual chart: nothing to name, nothing to walk on a step
     const deepest = new Map(); // collapsed state's element -> its deepest active path inside
@@ -352,21 +395,24 @@ export class GraphPanel {
 
   /** The state to keep in view: the deepest state the last step entered; while a step enters nothing drawn,
    *  the one kept before (if still active); else the first active atomic state. With parallel regions the
-   *  box round everything active can centre on an inactive area, so the view follows one state, not a box. */
+   *  box round everything active can centre on an inactive area, so the view follows one state, not a box.
+   *  @param {string[]} active @returns {string | null} */
   pickTarget(active) {
     const before = new Set(this.shownActive);
     this.shownActive = active;
     const drawn = active.filter((id) => this.nodes.has(id));
+    /** @param {string} id */
     const atomic = (id) => this.nodes.get(id)?.classList.contains("node");
     const entered = drawn.filter((id) => !before.has(id));
     const enteredLeaf = entered.find(atomic);
     if (enteredLeaf) return enteredLeaf;
     if (!entered.length && this.target && drawn.includes(this.target)) return this.target;
-    return entered.at(-1) ?? drawn.find(atomic) ?? drawn[0] ?? null;
+    return entered[entered.length - 1] ?? drawn.find(atomic) ?? drawn[0] ?? null; // not .at(-1): ES2022, the bundle is ES2020
   }
 
   /** The box to centre a w x hgt view on: the target state's, grown by the other active atomic states nearest
-   *  to it for as long as all of them still fit (so a step inside the view keeps them all there when it can). */
+   *  to it for as long as all of them still fit (so a step inside the view keeps them all there when it can).
+   *  @param {number} w @param {number} hgt @returns {Box | null} */
   keepBox(w, hgt) {
     const targetEl = this.target === null ? undefined : this.nodes.get(this.target);
     const anchor = targetEl ? this.boxOf([targetEl]) : null;
@@ -389,7 +435,8 @@ export class GraphPanel {
     return box;
   }
 
-  /** A w x hgt view centred on keepBox: the target in the middle, its active neighbours round it. */
+  /** A w x hgt view centred on keepBox: the target in the middle, its active neighbours round it.
+   *  @param {number} w @param {number} hgt */
   viewOnTarget(w, hgt) {
     const box = this.keepBox(w, hgt);
     if (!box) return null;
@@ -406,15 +453,16 @@ export class GraphPanel {
     return true;
   }
 
-  /** Keep a view of the chart's size or smaller on the chart (no panning into empty space). */
+  /** Keep a view of the chart's size or smaller on the chart (no panning into empty space).
+   *  Only with a chart drawn (`box` set). @param {Box} view @returns {Box} */
   clamp([x, y, w, hgt]) {
-    const [bx, by, bw, bh] = this.box;
+    const [bx, by, bw, bh] = /** @type {Box} */ (this.box);
     const cx = w >= bw ? bx + (bw - w) / 2 : Math.min(Math.max(x, bx), bx + bw - w);
     const cy = hgt >= bh ? by + (bh - hgt) / 2 : Math.min(Math.max(y, by), by + bh - hgt);
     return [cx, cy, w, hgt];
   }
 
-  /** Move the view (same size) so `point` is at its centre: the overview's click. */
+  /** Move the view (same size) so `point` is at its centre: the overview's click. @param {number[]} point */
   centreOn([px, py]) {
     if (!this.view) return;
     this.userView = true;
@@ -440,6 +488,7 @@ export class GraphPanel {
    *  (the overview marks them too). Redrawn only when that set changes. */
   showOffscreen() {
     const view = this.view && this.visibleView();
+    /** @type {Array<[string, SVGElement, Box]>} each active state out of view: its id, element and box */
     const out = [];
     if (view) {
       const [x, y, w, hgt] = view;
@@ -496,7 +545,8 @@ export class GraphPanel {
     if (this.view) this.minimap.update(this.visibleView(), [this.stage.clientWidth, this.stage.clientHeight]);
   }
 
-  /** Mark active states and the transitions just taken; only class toggles, never a re-layout. */
+  /** Mark active states and the transitions just taken; only class toggles, never a re-layout.
+   *  @param {string[]} active  state ids @param {string[]} taken  transition ids */
   highlight(active, taken) {
     this.last = [active, taken]; // draw() re-applies it to a new drawing
     if (!this.svg) return;
@@ -532,11 +582,13 @@ export class GraphPanel {
     this.showOffscreen();
   }
 
-  /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart). */
+  /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart).
+   *  @param {() => void} apply */
   onDrawn(apply) {
     this.layers.push(apply);
   }
 
+  /** @param {Box} box */
   setView(box) {
     this.view = box;
     this.svg?.setAttribute("viewBox", box.map((n) => n.toFixed(2)).join(" "));
@@ -555,12 +607,13 @@ export class GraphPanel {
     if (this.scaleNote.textContent !== text) this.scaleNote.textContent = text;
   }
 
-  /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet"). */
+  /** The part of the chart actually on screen: the viewBox widened to the stage's aspect ("meet").
+   *  Only once there is a view. @returns {Box} */
   visibleView() {
-    const [x, y, w, hgt] = this.view;
+    const [x, y, w, hgt] = /** @type {Box} */ (this.view);
     const sw = this.stage.clientWidth;
     const sh = this.stage.clientHeight;
-    if (!sw || !sh) return this.view;
+    if (!sw || !sh) return /** @type {Box} */ (this.view);
     const scale = Math.min(sw / w, sh / hgt);
     const vw = sw / scale;
     const vh = sh / scale;
@@ -586,17 +639,20 @@ export class GraphPanel {
     this.visibility?.disconnect();
   }
 
+  /** @param {number} factor  the view's new size / its size @param {number} [cx] @param {number} [cy]  the fixed point, as shares of the view */
   zoom(factor, cx = 0.5, cy = 0.5) {
     if (!this.view) return;
     this.awaitingSize = false; // the user took the view over
     this.userView = true;
     const [x, y, w, hgt] = this.view;
-    const nw = Math.min(Math.max(w * factor, this.box[2] / 40), this.box[2] * 8);
+    const box = /** @type {Box} a view means a drawn chart */ (this.box);
+    const nw = Math.min(Math.max(w * factor, box[2] / 40), box[2] * 8);
     const nh = (hgt * nw) / w;
     this.setView([x + (w - nw) * cx, y + (hgt - nh) * cy, nw, nh]);
   }
 
   installPanZoom() {
+    /** @type {{x: number, y: number, view: Box, target: EventTarget | null, moved?: boolean} | null} a press on the stage, until released */
     let drag = null;
     if (typeof ResizeObserver !== "undefined") {
       this.resizer = new ResizeObserver(() => {

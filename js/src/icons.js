@@ -11,6 +11,7 @@ const PATHS = {
   last: "M11 2h2v12h-2z M2 2v12l8-6z",
 };
 
+/** @param {keyof typeof PATHS} name */
 export function icon(name) {
   return s("svg", { viewBox: "0 0 16 16", width: 12, height: 12, class: "ae-icon", "aria-hidden": "true" }, s("path", { d: PATHS[name] }));
 }

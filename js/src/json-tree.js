@@ -5,14 +5,26 @@ import { h } from "./dom.js";
 
 const NODE_BUDGET = 3000; // stop drawing past this many nodes; Python holds the full value
 
+/** @typedef {Array<string | number>} Path  a value's place: object keys and array indices from the root */
+
+/**
+ * @typedef {object} TreeContext  what every node of one tree shares
+ * @property {Set<string>} exact  keys of the paths that changed
+ * @property {Set<string>} within  keys of their ancestors
+ * @property {number} openDepth
+ * @property {{budget: number}} state  nodes left to draw
+ * @property {Map<string, boolean> | null} remembered
+ */
+
+/** @param {Path} path */
 function key(path) {
   return JSON.stringify(path);
 }
 
 /** `changed` is a list of paths (segment lists) relative to the persisted snapshot, e.g. ["context","n"]. */
 /**
- * @param {any} value
- * @param {{ rootPath?: Array<string | number>, changed?: Array<Array<string | number>>, openDepth?: number, remembered?: Map<string, boolean> | null }} [options]
+ * @param {unknown} value
+ * @param {{ rootPath?: Path, changed?: Path[], openDepth?: number, remembered?: Map<string, boolean> | null }} [options]
  */
 export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2, remembered = null } = {}) {
   const exact = new Set();
@@ -27,6 +39,7 @@ export function jsonTree(value, { rootPath = [], changed = [], openDepth = 2, re
   return h("div", { class: "ae-json", role: "tree" }, node(value, rootPath, null, 0, { exact, within, openDepth, state, remembered }));
 }
 
+/** @param {unknown} value  null or a primitive */
 function leaf(value) {
   if (value === null) return h("span", { class: "ae-j-null" }, "null");
   switch (typeof value) {
@@ -41,6 +54,11 @@ function leaf(value) {
   }
 }
 
+/**
+ * @param {unknown} value @param {Path} path @param {string | number | null} label  null at the root
+ * @param {number} depth @param {TreeContext} ctx
+ * @returns {HTMLElement}
+ */
 function node(value, path, label, depth, ctx) {
   ctx.state.budget -= 1;
   const k = key(path);
@@ -61,7 +79,7 @@ function node(value, path, label, depth, ctx) {
   const choice = ctx.remembered?.get(k);
   details.open = choice !== undefined ? choice : depth < ctx.openDepth || ctx.within.has(k);
   // Only the user's clicks are remembered (a `toggle` listener would also record our own defaults).
-  const onclick = ctx.remembered ? () => ctx.remembered.set(k, !details.open) : undefined;
+  const onclick = ctx.remembered ? () => ctx.remembered?.set(k, !details.open) : undefined;
   details.appendChild(h("summary", { onclick }, labelEl, h("span", { class: "ae-j-punct" }, summary)));
   const body = h("div", { class: "ae-j-body" });
   for (const [childKey, childValue] of entries) {

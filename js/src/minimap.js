@@ -10,13 +10,24 @@ const MAX_H = 140;
 const MAX_SHARE = 0.3; // and no more than this share of the panel's width or height
 
 export class Minimap {
-  /** `onMove([x, y])` centres the chart's view on a point in chart units. */
+  /**
+   * `onMove([x, y])` centres the chart's view on a point in chart units.
+   * @param {(point: [number, number]) => void} onMove
+   */
   constructor(onMove) {
     this.onMove = onMove;
+    /** @type {SVGSVGElement | null} the copy, once drawn */
     this.svg = null;
+    /** @type {SVGRectElement | null} */
     this.frame = null;
+    /** @type {Map<string, Element>} */
     this.copies = new Map(); // svg id in the chart -> its copy here
+    /** @type {Element[]} */
     this.lit = [];
+    /** @type {number[]} the chart's viewBox [x, y, width, height] in chart units */
+    this.box = [];
+    /** @type {[number, number] | null} the panel's [width, height] the size was last fitted to */
+    this.room = null;
     this.hiddenByUser = false; // the user hid it (the chart's "overview" control)
     this.el = h("div", {
       class: "ae-minimap",
@@ -29,11 +40,14 @@ export class Minimap {
     this.installPointer();
   }
 
-  /** Copy the drawn chart (`box`: its viewBox in chart units). */
+  /**
+   * Copy the drawn chart (`box`: its viewBox in chart units).
+   * @param {SVGSVGElement} chart @param {number[]} box
+   */
   draw(chart, box) {
     this.copies.clear(); // a redraw (another graph) copies anew: the old copies are gone
     this.lit = [];
-    const copy = chart.cloneNode(true);
+    const copy = /** @type {SVGSVGElement} */ (chart.cloneNode(true));
     for (const el of copy.querySelectorAll("[id]")) {
       if (el.matches("g.node, g.cluster")) this.copies.set(el.id, el);
       el.removeAttribute("id");
@@ -61,7 +75,10 @@ export class Minimap {
     this.el.replaceChildren(copy);
   }
 
-  /** Show the frame of `view`; hidden when the whole chart is in view. `room`: the panel's [width, height]. */
+  /**
+   * Show the frame of `view`; hidden when the whole chart is in view. `room`: the panel's [width, height].
+   * @param {number[] | null | undefined} view  [x, y, width, height] in chart units @param {[number, number]} room
+   */
   update(view, room) {
     if (!this.svg || !view) return;
     if (room?.[0] && (!this.room || room[0] !== this.room[0] || room[1] !== this.room[1])) {
@@ -75,10 +92,13 @@ export class Minimap {
     const [bx, by, bw, bh] = this.box;
     const whole = x <= bx + 0.5 && y <= by + 0.5 && x + w >= bx + bw - 0.5 && y + hgt >= by + bh - 0.5;
     this.el.hidden = whole || this.hiddenByUser;
-    for (const [name, value] of Object.entries({ x, y, width: w, height: hgt })) this.frame.setAttribute(name, value.toFixed(2));
+    for (const [name, value] of Object.entries({ x, y, width: w, height: hgt })) this.frame?.setAttribute(name, value.toFixed(2));
   }
 
-  /** Mirror the chart's `active` states (elements of the chart, matched by id). */
+  /**
+   * Mirror the chart's `active` states (elements of the chart, matched by id).
+   * @param {Iterable<Element>} elements
+   */
   mark(elements) {
     for (const el of this.lit) el.classList.remove("ae-mm-active");
     this.lit = [];
@@ -93,6 +113,7 @@ export class Minimap {
 
   installPointer() {
     let dragging = false;
+    /** @param {PointerEvent} event */
     const move = (event) => {
       const ctm = this.svg?.getScreenCTM();
       if (!ctm) return;

@@ -74,12 +74,13 @@ export function drawMachines(panel, machines, info, setIndex) {
   }
 }
 
+/** @param {string} text */
 function cap(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** A state diff, one change per row: path, the first side's value → the second's (`sides` labels them). */
-/** @param {any} diff @param {string[] | null} [sides] */
+/** @param {import("./protocol").BranchComparisonView["diff"] | undefined} diff @param {string[] | null} [sides] */
 function diffList(diff, sides = null) {
   return h(
     "ul",
@@ -103,7 +104,9 @@ export function drawComparison(panel, c, length, setIndex) {
       ? h("div", {}, `${cap(nameB)} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) and ${nameA} (${plural(c.lengthA, "entry", "entries")}) reach the same states.`)
       : h("div", {}, `${cap(nameA)} (${plural(c.lengthA, "entry", "entries")}) and ${nameB} (${plural(c.lengthB, "entry", "entries")}, forked at ${c.forkedAt}) first differ at index ${c.index}: ${c.reason}. `, c.index < length ? h("button", { class: "ae-btn ae-btn-small", onclick: () => setIndex(c.index ?? 0) }, `Jump to ${c.index}`) : null);
   const span = Math.max(1, c.lengthA || 0, c.lengthB || 0);
+  /** @param {number} i */
   const pct = (i) => `${(Math.max(0, i) / span) * 100}%`;
+  /** @param {string} label @param {number} count @param {string} testid */
   const lane = (label, count, testid) =>
     h(
       "div",
@@ -120,6 +123,7 @@ export function drawComparison(panel, c, length, setIndex) {
     );
   const lanes = h("div", { class: "ae-lanes" }, lane(nameA, c.lengthA || 0, "lane-run"), lane(nameB === "the branch" ? "branch" : nameB, c.lengthB || 0, "lane-branch"));
   const appended = (c.branch?.appended || []).map((r) => h("span", { class: `ae-chip ${r.ignored ? "pending" : ""}`, title: r.ignored ? "ignored in that state" : "" }, `${r.index}: ${r.type}${r.ignored ? " (ignored)" : ""}`));
+  /** @param {{type?: string} | null | undefined} e  the event a line has there, none when it has ended */
   const eventText = (e) => (e ? h("code", { title: JSON.stringify(e) }, e.type ?? "?") : h("span", { class: "ae-muted" }, "(ended)"));
   const events =
     c.index !== null && c.index !== undefined && (c.eventA || c.eventB)

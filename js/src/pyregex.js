@@ -28,6 +28,7 @@ export class PatternError extends Error {}
 /** A valid Python pattern this page cannot run. */
 export class UnsupportedPattern extends Error {}
 
+/** @type {boolean | null} whether this browser's RegExp has scoped modifiers (?i:…), once asked */
 let modifiers = null;
 function supportsModifiers() {
   if (modifiers === null) {
@@ -41,15 +42,17 @@ function supportsModifiers() {
   return modifiers;
 }
 
+/** @param {string} c  one code point */
 const cp = (c) => /** @type {number} */ (c.codePointAt(0));
-/** A code point as a RegExp atom (u mode): letters and digits as they are, everything else as \u{...}. */
+/** A code point as a RegExp atom (u mode): letters and digits as they are, everything else as \u{...}.
+ *  @param {number} code */
 function lit(code) {
   const c = String.fromCodePoint(code);
   return /^[A-Za-z0-9]$/.test(c) ? c : `\\u{${code.toString(16)}}`;
 }
 
 /** Python's str.isidentifier(), near enough for group names (JavaScript checks its own rules on top). */
-const isIdentifier = (name) => /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u.test(name);
+const isIdentifier = (/** @type {string} */ name) => /^[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*$/u.test(name);
 
 class Source {
   /** @param {string} pattern */
@@ -73,6 +76,7 @@ class Source {
     if (c !== null) this.at += c[0] === "\\" ? 2 : 1;
     return c;
   }
+  /** @param {string} c */
   match(c) {
     if (this.next === c) {
       this.get();
@@ -80,12 +84,13 @@ class Source {
     }
     return false;
   }
-  /** up to `n` single characters passing `test` */
+  /** up to `n` single characters passing `test` @param {number} n @param {RegExp} test */
   getWhile(n, test) {
     let out = "";
     while (out.length < n && this.chars[this.at] !== undefined && test.test(this.chars[this.at])) out += this.chars[this.at++];
     return out;
   }
+  /** @param {string} end @param {string} what  named in the error when nothing comes before `end` */
   getUntil(end, what) {
     let out = "";
     for (;;) {
@@ -103,6 +108,8 @@ class Source {
 /**
  * @typedef {{lo: number, hi: number}} Width
  * @typedef {{src: string, lo: number, hi: number, kind: string, group?: number}} Node
+ * @typedef {{i: boolean, m: boolean, s: boolean, x: boolean}} Flags
+ * @typedef {number | {src: string, negated: boolean}} ClassItem  a code point, or \d \D \s \S \w \W in a class
  */
 
 class Translator {
@@ -111,8 +118,11 @@ class Translator {
     this.source = new Source(pattern);
     this.flags = { i: ignoreCase, m: false, s: false, x: false };
     this.groups = 1; // Python's state.groups: the next group number
+    /** @type {Map<number, Width>} */
     this.closed = new Map(); // group number -> its width, once closed
+    /** @type {Map<string, number>} */
     this.names = new Map(); // group name -> number
+    /** @type {number | null} */
     this.lookbehindFrom = null; // first group number inside the lookbehind being parsed
   }
 
@@ -122,7 +132,7 @@ class Translator {
     return { source: body.src, flags: this.flags.i ? "iu" : "u" };
   }
 
-  /** a|b|c */
+  /** a|b|c @param {Flags} flags @param {number} nested  group depth @returns {Node} */
   alternation(flags, nested) {
     const branches = [];
     for (;;) {
@@ -138,8 +148,10 @@ class Translator {
     };
   }
 
-  /** items up to `|`, `)` or the end, each with its quantifier */
+  /** items up to `|`, `)` or the end, each with its quantifier
+   *  @param {Flags} flags @param {number} nested @param {boolean} first  at the very start of the pattern @returns {Node} */
   sequence(flags, nested, first) {
+    /** @type {Node[]} */
     const items = [];
     const source = this.source;
     for (;;) {
@@ -179,12 +191,14 @@ class Translator {
     };
   }
 
+  /** @param {number} code @param {{i: boolean}} flags @returns {Node} */
   literal(code, flags) {
     if (flags.i && I_FAMILY.includes(code)) return { src: `[${I_FAMILY.map(lit).join("")}]`, lo: 1, hi: 1, kind: "unit" };
     return { src: lit(code), lo: 1, hi: 1, kind: "unit" };
   }
 
-  /** Returns the quantified last item, or null when `{` starts no quantifier (then it is a literal). */
+  /** Returns the quantified last item, or null when `{` starts no quantifier (then it is a literal).
+   *  @param {string} c @param {Node[]} items @returns {Node | null} */
   quantifier(c, items) {
     const source = this.source;
     let min;
@@ -219,7 +233,7 @@ class Translator {
     return { src: `(?:${item.src})${bound}${lazy}`, lo: Math.min(MAXWIDTH, item.lo * min), hi: hiWidth, kind: "repeat" };
   }
 
-  /** `\x` outside a class */
+  /** `\x` outside a class @param {string} c @param {Flags} flags @returns {Node} */
   escape(c, flags) {
     const source = this.source;
     const letter = c[1];
@@ -266,7 +280,7 @@ class Translator {
     return this.literal(cp(letter), flags);
   }
 
-  /** \xhh, \uhhhh, \Uhhhhhhhh (and \N{name}, which this page cannot resolve) */
+  /** \xhh, \uhhhh, \Uhhhhhhhh (and \N{name}, which this page cannot resolve) @param {string} c @returns {number} */
   codeEscape(c) {
     const letter = c[1];
     if (letter === "N") throw new UnsupportedPattern("\\N{name} escapes");
@@ -278,6 +292,7 @@ class Translator {
     return code;
   }
 
+  /** @param {number} number @param {string} missing  the message when there is no such group @returns {Node} */
   groupRef(number, missing) {
     if (number >= this.groups) throw new PatternError(missing);
     if (!this.closed.has(number)) throw new PatternError("cannot refer to an open group");
@@ -286,7 +301,8 @@ class Translator {
     return { src: `(?:\\${number})`, lo: width.lo, hi: width.hi, kind: "ref" };
   }
 
-  /** `(` ... `)`; "global" for a leading (?flags) */
+  /** `(` ... `)`; "global" for a leading (?flags)
+   *  @param {Flags} flags @param {number} nested @param {boolean} first @returns {Node | "global" | null} */
   group(flags, nested, first) {
     const source = this.source;
     let capture = true;
@@ -377,11 +393,15 @@ class Translator {
     return { src: `${open}${body.src})`, lo: body.lo, hi: body.hi, kind: "group" };
   }
 
-  /** After `(?`: the letters up to `)` (global: returns null, sets this.flags) or `:` (scoped). */
+  /** After `(?`: the letters up to `)` (global: returns null, sets this.flags) or `:` (scoped).
+   *  @param {string} c @returns {{add: Array<keyof Flags>, del: Array<keyof Flags>} | null} */
   inlineFlags(c) {
     const source = this.source;
+    /** @type {string[]} */
     const add = [];
+    /** @type {string[]} */
     const del = [];
+    /** @type {string | null} */
     let char = c;
     if (char !== "-") {
       for (;;) {
@@ -396,7 +416,7 @@ class Translator {
     }
     if (char === ")") {
       if (add.includes("t")) throw new UnsupportedPattern("the TEMPLATE flag (?t)");
-      for (const f of add) if (f in this.flags) this.flags[f] = true;
+      for (const f of add) if (f in this.flags) this.flags[/** @type {keyof Flags} */ (f)] = true;
       return null;
     }
     if (add.includes("t")) throw new PatternError("bad inline flags: cannot turn on global flag");
@@ -415,16 +435,19 @@ class Translator {
     }
     if (del.includes("t")) throw new PatternError("bad inline flags: cannot turn off global flag");
     if (add.some((f) => del.includes(f))) throw new PatternError("bad inline flags: flag turned on and off");
-    return { add: add.filter((f) => f !== "u"), del };
+    // What is left is i, m, s or x: a, L, t and unknown letters threw above, u is Python's default for str.
+    return { add: /** @type {Array<keyof Flags>} */ (add.filter((f) => f !== "u")), del: /** @type {Array<keyof Flags>} */ (del) };
   }
 
-  /** `[` ... `]` */
+  /** `[` ... `]` @param {Flags} flags @returns {Node} */
   charClass(flags) {
     const source = this.source;
     const negate = source.match("^");
     /** @type {Array<[number, number]>} */
     const ranges = [];
+    /** @type {string[]} */
     const classes = []; // \d \w \s inside the class
+    /** @type {string[]} */
     const negated = []; // \D \W \S inside the class
     let empty = true;
     for (;;) {
@@ -450,23 +473,24 @@ class Translator {
     }
     if (flags.i && ranges.some(([lo, hi]) => I_FAMILY.some((code) => lo <= code && code <= hi))) for (const code of I_FAMILY) ranges.push([code, code]);
     const members = ranges.map(([lo, hi]) => (lo === hi ? lit(lo) : `${lit(lo)}-${lit(hi)}`)).join("") + classes.join("");
-    const parts = [members ? `[${members}]` : null, ...negated].filter(Boolean);
+    const parts = /** @type {string[]} */ ([members ? `[${members}]` : null, ...negated].filter(Boolean));
     const union = parts.length === 1 ? parts[0] : `(?:${parts.join("|")})`;
     const src = negate ? (parts.length ? `(?:(?!${union})${ANY})` : ANY) : parts.length ? union : "[]";
     return { src, lo: 1, hi: 1, kind: "unit" };
   }
 
+  /** @param {ClassItem} item @param {Array<[number, number]>} ranges @param {string[]} classes @param {string[]} negated */
   addClassItem(item, ranges, classes, negated) {
     if (typeof item === "number") ranges.push([item, item]);
     else if (item.negated) negated.push(item.src);
     else classes.push(item.src);
   }
 
-  /** `\x` inside a class: a code point, or {src, negated} for \d \D \s \S \w \W */
+  /** `\x` inside a class: a code point, or {src, negated} for \d \D \s \S \w \W @param {string} c @returns {ClassItem} */
   classEscape(c) {
     const source = this.source;
     const letter = c[1];
-    const category = { "\\d": ["\\p{Nd}", false], "\\D": ["\\P{Nd}", false], "\\s": [PY_SPACE, false], "\\w": [PY_WORD, false], "\\S": [`[^${PY_SPACE}]`, true], "\\W": [`[^${PY_WORD}]`, true] }[c];
+    const category = /** @type {Record<string, [string, boolean] | undefined>} */ ({ "\\d": ["\\p{Nd}", false], "\\D": ["\\P{Nd}", false], "\\s": [PY_SPACE, false], "\\w": [PY_WORD, false], "\\S": [`[^${PY_SPACE}]`, true], "\\W": [`[^${PY_WORD}]`, true] })[c];
     if (category) return { src: category[0], negated: category[1] };
     if (c === "\\b") return 0x08;
     const simple = SIMPLE_ESCAPES[c];
@@ -483,6 +507,7 @@ class Translator {
   }
 }
 
+/** @type {Record<string, number | undefined>} */
 const SIMPLE_ESCAPES = { "\\a": 0x07, "\\f": 0x0c, "\\n": 0x0a, "\\r": 0x0d, "\\t": 0x09, "\\v": 0x0b, "\\\\": 0x5c };
 
 /**

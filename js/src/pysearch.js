@@ -19,12 +19,39 @@ const LIST_X = 3;
 const MAP_X = 4;
 const DEPTH_LIMIT = 254; // orjson refuses deeper nesting
 
+/**
+ * A value as explorer/search_data.py encodes it: a str leaf, or a list led by its tag: [SCALAR, text, json?],
+ * [LIST, item...], [MAP, key, value...] (a non-str key is [text]), [LIST_X | MAP_X, json, ...as LIST / MAP].
+ * @typedef {string | TreeList} TreeNode
+ */
+/**
+ * A tagged list. `any[]`, not a tuple type: its items are a tag, texts, keys and child nodes by position, so every
+ * positional read would need its own cast; the tag checks below (isMap, isList, SCALAR) are what tell them apart.
+ * @typedef {any[]} TreeList
+ */
+/** A parsed search path's segments: keys, list indices, and "*". @typedef {Array<string | number>} Segments */
+/**
+ * What the static export's search reads (search_data.py `search_corpus`): each event as [id, causationId, event,
+ * the table filter's text where orjson could not write it], each context run as [index, context, unsearched].
+ * @typedef {object} SearchCorpus
+ * @property {number} [start]
+ * @property {Array<[TreeNode, TreeNode, TreeNode, string?]>} [events]
+ * @property {Array<[number, TreeNode, boolean]> | null} [contexts]
+ */
+/** A hit as search_log finds it, with every path it matched (the payload keeps the first). @typedef {import("./protocol").SearchHitView & {paths: string[]}} FoundHit */
+/** @typedef {Partial<import("./protocol").SearchQueryView>} Query  a query; what it leaves out takes its default */
+
+/** @param {TreeNode} node */
 const isMap = (node) => Array.isArray(node) && (node[0] === MAP || node[0] === MAP_X);
+/** @param {TreeNode} node */
 const isList = (node) => Array.isArray(node) && (node[0] === LIST || node[0] === LIST_X);
+/** @param {TreeNode} node  a list (isMap or isList) */
 const firstChild = (node) => (node[0] === MAP || node[0] === LIST ? 1 : 2);
+/** @param {string | string[]} key */
 const keyText = (key) => (typeof key === "string" ? key : key[0]);
 
-/** (path, text) of every leaf under `node`, in Python's order (search.py `_leaves`). */
+/** (path, text) of every leaf under `node`, in Python's order (search.py `_leaves`).
+ *  @param {TreeNode} node @param {string} path @param {Array<[string, string]>} out */
 function leaves(node, path, out) {
   if (typeof node === "string") out.push([path, node]);
   else if (node[0] === SCALAR) out.push([path, node[1]]);
@@ -33,7 +60,9 @@ function leaves(node, path, out) {
   return out;
 }
 
-/** The nodes a parsed path names under `node`, with their paths (search.py `_select`). */
+/** The nodes a parsed path names under `node`, with their paths (search.py `_select`).
+ *  @param {TreeNode} node @param {Segments} segments @param {number} at @param {string} path
+ *  @param {Array<[string, TreeNode]>} out */
 function select(node, segments, at, path, out) {
   if (at === segments.length) {
     out.push([path, node]);
@@ -56,7 +85,7 @@ function select(node, segments, at, path, out) {
   return out;
 }
 
-/** orjson's text of a string. */
+/** orjson's text of a string. @param {string} text */
 function jsonString(text) {
   let out = '"';
   for (let k = 0; k < text.length; k++) {
@@ -74,15 +103,19 @@ function jsonString(text) {
   return `${out}"`;
 }
 
+/** @type {WeakMap<TreeList, string | null>} */
 const blobs = new WeakMap();
-/** What `orjson.dumps(value, default=str)` writes for the node (null: orjson cannot write it). */
+/** What `orjson.dumps(value, default=str)` writes for the node (null: orjson cannot write it).
+ *  @param {TreeNode} node @param {number} [depth] @returns {string | null} */
 function blobOf(node, depth = 0) {
   if (typeof node === "string") return jsonString(node);
   if (node[0] === SCALAR) return node.length > 2 ? node[2] : node[1];
   if (node[0] === LIST_X || node[0] === MAP_X) return node[1];
-  if (depth === 0 && blobs.has(node)) return blobs.get(node);
+  if (depth === 0 && blobs.has(node)) return /** @type {string | null} */ (blobs.get(node));
+  /** @type {string | null} */
   let out = null;
   if (depth < DEPTH_LIMIT) {
+    /** @type {string[]} */
     const parts = [];
     let ok = true;
     if (node[0] === LIST) {
@@ -105,16 +138,19 @@ function blobOf(node, depth = 0) {
   return out;
 }
 
+/** @type {WeakMap<TreeList, string | null>} */
 const lowered = new WeakMap();
+/** @param {TreeList} node @returns {string | null} */
 function lowerBlob(node) {
   if (!lowered.has(node)) {
     const blob = blobOf(node);
     lowered.set(node, blob === null ? null : blob.toLowerCase());
   }
-  return lowered.get(node);
+  return /** @type {string | null} set above */ (lowered.get(node));
 }
 
-/** Python's `_excerpt`: long texts cut around the match, counted in code points as Python counts. */
+/** Python's `_excerpt`: long texts cut around the match, counted in code points as Python counts.
+ *  @param {string} text @param {number} utf16Index */
 function excerpt(text, utf16Index) {
   if (text.length <= EXCERPT) return text; // at most as many code points as UTF-16 units
   const chars = Array.from(text);
@@ -126,7 +162,8 @@ function excerpt(text, utf16Index) {
 }
 
 const SEGMENT = /\[(\p{Nd}+|\*)\]|\.?([^.[\]]+)/gu;
-/** Python's int() of a run of Unicode decimal digits (each digit's value is its offset in its block of ten). */
+/** Python's int() of a run of Unicode decimal digits (each digit's value is its offset in its block of ten).
+ *  @param {string} text */
 function digitsValue(text) {
   let value = 0;
   for (const c of text) {
@@ -138,12 +175,15 @@ function digitsValue(text) {
   return value;
 }
 
-/** search.py `parse_path`: (scope or null, segments); throws the same message Python's AgentError carries. */
+/** search.py `parse_path`: (scope or null, segments); throws the same message Python's AgentError carries.
+ *  @param {string} path @returns {{scope: string | null, segments: Segments}} */
 function parsePath(path) {
   let text = pyStrip(path);
   if (text.startsWith("$")) text = text.slice(1).replace(/^\.+/, "");
+  /** @type {Segments} */
   const segments = [];
   let position = 0;
+  /** @param {string} s */
   const units = (s) => Array.from(s).length;
   SEGMENT.lastIndex = 0;
   for (let m = SEGMENT.exec(text); m !== null; m = SEGMENT.exec(text)) {
@@ -160,6 +200,7 @@ function parsePath(path) {
 
 /** search.py `SearchQuery.compile` + `_Matcher`: finds matching leaves of one node under the path. */
 class Matcher {
+  /** @param {Query} query @param {Segments} segments */
   constructor(query, segments) {
     const text = String(query.text);
     let re;
@@ -179,13 +220,14 @@ class Matcher {
     this.needle = plain ? needle : null;
   }
 
-  /** UTF-16 index of the first match in `text`, or -1 */
+  /** UTF-16 index of the first match in `text`, or -1 @param {string} text */
   find(text) {
     const m = this.re.exec(text);
     return m === null ? -1 : m.index;
   }
 
-  /** The blob prefilter (search.py `_Matcher.maybe`): a plain needle must appear in the value's JSON. */
+  /** The blob prefilter (search.py `_Matcher.maybe`): a plain needle must appear in the value's JSON.
+   *  @param {TreeNode} node */
   maybe(node) {
     if (this.needle === null) return true;
     let blob;
@@ -194,9 +236,10 @@ class Matcher {
     return blob === null || blob.includes(this.needle);
   }
 
-  /** [paths, excerpt] or null */
+  /** [paths, excerpt] or null @param {TreeNode} node @param {string} root @returns {[string[], string] | null} */
   hits(node, root) {
     if (!this.maybe(node)) return null;
+    /** @type {string[]} */
     const paths = [];
     let text = "";
     for (const [base, selected] of select(node, this.segments, 0, root, [])) {
@@ -213,9 +256,11 @@ class Matcher {
   }
 }
 
-/** search.py `_ContextMatcher.hits`: a context searched key by key (or whole, under a path). */
+/** search.py `_ContextMatcher.hits`: a context searched key by key (or whole, under a path).
+ *  @param {Matcher} matcher @param {TreeNode} node @returns {[string[], string] | null} */
 function contextHits(matcher, node) {
   if (matcher.segments.length || !isMap(node)) return matcher.hits(node, "context");
+  /** @type {string[]} */
   const paths = [];
   let text = "";
   for (let k = firstChild(node); k < node.length; k += 2) {
@@ -228,11 +273,12 @@ function contextHits(matcher, node) {
   return paths.length ? [paths.slice(0, PATHS_PER_HIT), text] : null;
 }
 
-/** search.py `_entry_hits`: the event's leaves; without a path also the entry's id and causation id. */
+/** search.py `_entry_hits`: the event's leaves; without a path also the entry's id and causation id.
+ *  @param {Matcher} matcher @param {NonNullable<SearchCorpus["events"]>[number]} row @param {boolean} wholeEntry */
 function entryHits(matcher, row, wholeEntry) {
   let found = matcher.hits(row[2], "event");
   if (wholeEntry && matcher.segments.length === 0) {
-    for (const [key, node] of [["id", row[0]], ["causationId", row[1]]]) {
+    for (const [key, node] of /** @type {Array<[string, TreeNode]>} */ ([["id", row[0]], ["causationId", row[1]]])) {
       if (typeof node === "string") {
         const at = matcher.find(node);
         if (at >= 0) found = found !== null ? [[...found[0], key], found[1]] : [[key], excerpt(node, at)];
@@ -242,18 +288,21 @@ function entryHits(matcher, row, wholeEntry) {
   return found;
 }
 
+/** @param {TreeNode} node  an event @returns {string | null | undefined} its type; undefined when not a string */
 function eventType(node) {
   if (!isMap(node)) return null;
   for (let k = firstChild(node); k < node.length; k += 2) if (node[k] === "type") return typeof node[k + 1] === "string" ? node[k + 1] : undefined;
   return null;
 }
 
+/** @param {string[]} a @param {string[]} b */
 const sameText = (a, b) => a.length === b.length && a.every((x, k) => x === b[k]);
 
 /**
  * Every hit of `query` ({text, regex, path, scope, case, type}) in the exported window, in index order, as
  * `search_log` returns them for the same indices (`SearchHit.to_json()` shapes). Throws Error(message) where
  * Python raises AgentError.
+ * @param {SearchCorpus} corpus @param {Query} query @returns {import("./protocol").SearchHitView[]}
  */
 export function searchCorpus(corpus, query) {
   const path = query.path || "";
@@ -267,7 +316,9 @@ export function searchCorpus(corpus, query) {
   const typeFilter = query.type || null;
   const start = corpus.start || 0;
   const events = corpus.events || [];
+  /** @type {FoundHit[]} */
   const hits = [];
+  /** @type {FoundHit | null} the context hit running on while its paths and text stay the same */
   let open = null;
   let run = 0;
   for (let k = 0; k < events.length; k++) {
@@ -277,7 +328,7 @@ export function searchCorpus(corpus, query) {
       const found = entryHits(matcher, row, scope === null);
       if (found !== null) hits.push({ index: i, where: "event", path: found[0][0] ?? "", paths: found[0], text: found[1], until: i });
     }
-    if (wantContext) {
+    if (wantContext && contexts !== null) { // (wantContext implies contexts)
       if (run < contexts.length && contexts[run][0] === i) {
         const [, node, unsearched] = contexts[run];
         run += 1;
@@ -297,7 +348,7 @@ export function searchCorpus(corpus, query) {
 }
 
 /** search.py `search_page`: one page of hits (the `search_results` traitlet without marks). */
-/** @param {any[]} hits @param {any} query @param {number} [offset] @param {string | null} [error] */
+/** @param {import("./protocol").SearchHitView[]} hits @param {import("./protocol").SearchQueryView} query @param {number} [offset] @param {string | null} [error] */
 export function searchPage(hits, query, offset = 0, error = null) {
   const at = Math.max(0, Math.min(Math.trunc(Number(offset) || 0), Math.max(0, hits.length - 1)));
   return {
@@ -310,7 +361,8 @@ export function searchPage(hits, query, offset = 0, error = null) {
   };
 }
 
-/** search.py `hit_marks`: hit starts for the slider track, evenly thinned past the cap. */
+/** search.py `hit_marks`: hit starts for the slider track, evenly thinned past the cap.
+ *  @param {import("./protocol").SearchHitView[]} hits @param {number} [cap] */
 export function hitMarks(hits, cap = MARKS_CAP) {
   return thin([...new Set(hits.map((hit) => hit.index))].sort((a, b) => a - b), cap);
 }
@@ -323,15 +375,19 @@ export function thin(indices, cap = MARKS_CAP) {
   return Array.from({ length: cap }, (_, k) => indices[Math.floor(k * step)]);
 }
 
-/** search.py `hit_ranges`: the hits that span indices, drawn as bars. */
+/** search.py `hit_ranges`: the hits that span indices, drawn as bars.
+ *  @param {import("./protocol").SearchHitView[]} hits @param {number} [cap] */
 export function hitRanges(hits, cap = RANGES_CAP) {
   return hits.filter((hit) => hit.until > hit.index).slice(0, cap).map((hit) => [hit.index, hit.until]);
 }
 
-/** The event table's filter (table.py `EventTable.matches`): indices passing the type and the text. */
+/** The event table's filter (table.py `EventTable.matches`): indices passing the type and the text.
+ *  @param {SearchCorpus} corpus @param {Array<{type: string}>} rows  the window's table rows
+ *  @param {string | null | undefined} typeFilter @param {string | null | undefined} text */
 export function tableMatches(corpus, rows, typeFilter, text) {
   const needle = pyStrip(String(text || "")).toLowerCase();
   const start = corpus.start || 0;
+  /** @type {number[]} */
   const out = [];
   (corpus.events || []).forEach((row, k) => {
     if (typeFilter && rows[k]?.type !== typeFilter) return;

@@ -51,9 +51,10 @@ function costText(cost) {
 
 /** @param {{model: RunsModel, el: HTMLElement}} props */
 function render({ model, el }) {
-  /** @type {Array<[string, (...args: any[]) => void]>} */
+  /** @typedef {Parameters<RunsModel["on"]>[1]} Listener  as the protocol's RunsModel takes it */
+  /** @type {Array<[string, Listener]>} */
   const listeners = [];
-  /** @param {string} event @param {(...args: any[]) => void} fn */
+  /** @param {string} event @param {Listener} fn */
   const on = (event, fn) => {
     model.on(event, fn);
     listeners.push([event, fn]);

@@ -41,6 +41,7 @@ export class SearchPanel {
     this.model.send({ kind: "search", text: this.text.value, regex: this.regex.checked, path: this.path.value, scope: this.scope.value });
   }
 
+  /** @param {number} direction  -1 for the previous page of hits, 1 for the next */
   page(direction) {
     const r = this.model.get("search_results");
     const offset = (r.offset || 0) + direction * (r.limit || 50);
@@ -79,6 +80,7 @@ export class SearchPanel {
     this.summary.textContent = r.total ? `${formatNumber((r.offset || 0) + 1)}–${formatNumber((r.offset || 0) + hits.length)} of ${plural(r.total, "hit")}` : "no hits";
     const shown = JSON.stringify([q, r.offset || 0, r.total]);
     if (shown !== this.shown) this.list.scrollTop = 0; // another page or query starts at its first hit
+    /** @type {string | undefined} the page on view (query, offset, total), to know when another one starts */
     this.shown = shown;
     replace(
       this.list,
@@ -95,7 +97,7 @@ export class SearchPanel {
     );
   }
 
-  /** One pass over the drawn hits: each <li> carries its range in data-index / data-until. */
+  /** One pass over the drawn hits: each <li> carries its range in data-index / data-until. @param {number} index */
   markCurrent(index) {
     for (const li of this.list.children) {
       const el = /** @type {HTMLElement} */ (li);

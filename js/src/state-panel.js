@@ -6,30 +6,34 @@
 import { formatNumber, formatRecorded, h, plural, replace, shortHashPair } from "./dom.js";
 import { jsonTree } from "./json-tree.js";
 
+/** @param {string} label @param {...import("./dom.js").Child} content */
 function section(label, ...content) {
   return h("div", { class: "ae-section" }, h("div", { class: "ae-section-label" }, label), ...content);
 }
 
 /** "in flight" (children with their request ids) and "timers armed" (after delays), or the plain children list
- * of a frame built without the pending index. `jump(i)` moves the cursor to where a request or timer began. */
+ * of a frame built without the pending index. `jump(i)` moves the cursor to where a request or timer began.
+ * @param {import("./protocol").Traits["frame"]} f @param {number} i @param {(i: number) => void} jump */
 function pendingSections(f, i, jump) {
   const out = [];
+  /** @param {number | null | undefined} k  the index a request or timer began at */
   const at = (k) => (k === null || k === undefined ? null : k === i ? h("span", { class: "ae-muted" }, " · since here") : h("button", { class: "ae-link", title: `go to index ${k}`, onclick: () => jump(k) }, `since #${k}`));
   if (Array.isArray(f.inflight)) {
     if (f.inflight.length) {
       out.push(section("in flight", h("ul", { class: "ae-list", "data-testid": "inflight" }, f.inflight.map((c) => h("li", {}, c.kind ? h("span", { class: "ae-chip" }, c.kind) : null, " ", h("code", {}, c.requestId ?? c.id), c.src && c.src !== c.id ? h("span", { class: "ae-muted" }, ` ← ${c.src}`) : null, " ", at(c.requestedAt))))));
     }
   } else if ((f.children || []).length) {
-    out.push(section("children", h("ul", { class: "ae-list" }, f.children.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
+    out.push(section("children", h("ul", { class: "ae-list" }, f.children?.map((c) => h("li", {}, h("code", {}, c.id), c.src ? h("span", { class: "ae-muted" }, ` ← ${typeof c.src === "string" ? c.src : JSON.stringify(c.src)}`) : null, c.status ? h("span", { class: "ae-muted" }, ` (${c.status})`) : null)))));
   }
   if ((f.timers || []).length) {
-    out.push(section("timers armed", h("ul", { class: "ae-list", "data-testid": "timers" }, f.timers.map((t) => h("li", {}, h("span", { class: "ae-chip pending" }, formatDelay(t.delay)), " ", h("code", { title: t.event || "" }, t.stateId ? `after → ${t.stateId}` : t.event ?? t.id), " ", at(t.armedAt))))));
+    out.push(section("timers armed", h("ul", { class: "ae-list", "data-testid": "timers" }, f.timers?.map((t) => h("li", {}, h("span", { class: "ae-chip pending" }, formatDelay(t.delay)), " ", h("code", { title: t.event || "" }, t.stateId ? `after → ${t.stateId}` : t.event ?? t.id), " ", at(t.armedAt))))));
   }
   return out;
 }
 
 /** A delay as a person reads it, by the rules of pending.py's `duration_text` (the owed effect's "fires after …"
- * comes from there): the largest unit it reaches, three significant digits: `250 ms`, `1.5 s`, `4 min`, `4 h`. */
+ * comes from there): the largest unit it reaches, three significant digits: `250 ms`, `1.5 s`, `4 min`, `4 h`.
+ * @param {number | null | undefined} ms */
 function formatDelay(ms) {
   if (typeof ms !== "number") return "delay";
   /** @type {Array<[string, number]>} */
@@ -38,7 +42,7 @@ function formatDelay(ms) {
   return `${significant(ms, 6)} ms`;
 }
 
-/** Python's `format(x, ".<digits>g")`. */
+/** Python's `format(x, ".<digits>g")`. @param {number} x @param {number} digits */
 function significant(x, digits) {
   if (x === 0) return "0";
   const [mantissa, exp] = x.toExponential(digits - 1).split("e");
@@ -124,7 +128,7 @@ export class StatePanel {
         "div",
         { class: "ae-section ae-event-more" },
         (f.taken || []).length ? h("div", { class: "ae-taken" }, "took ", (f.taken || []).map((t) => h("code", { title: t }, labels[t] || t)).flatMap((c, k) => (k ? [", ", c] : [c]))) : h("div", { class: "ae-muted ae-taken" }, i === 0 ? "initial state" : entry.type === "@agent.usage" ? "usage record: journaled, not sent to the machine" : f.status === "error" && String(entry.type).startsWith("xstate.error.actor.") ? "no onError handles it: the machine stopped with status error" : "ignored: no enabled transition in this state"),
-        h("details", { class: "ae-event-json", open: this.payloadOpen, ontoggle: (event) => (this.payloadOpen = event.target.open) }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
+        h("details", { class: "ae-event-json", open: this.payloadOpen, ontoggle: (/** @type {Event} */ event) => (this.payloadOpen = /** @type {HTMLDetailsElement} */ (event.target).open) }, h("summary", {}, "payload"), h("pre", { "data-testid": "event-json" }, entry.eventText ?? "", entry.eventTruncated ? "\n… (truncated)" : "")),
       ),
     );
     blocks.push(...pendingSections(f, i, this.jump));

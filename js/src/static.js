@@ -8,18 +8,37 @@ import { hitMarks, hitRanges, MARKS_CAP, searchCorpus, searchPage, tableMatches,
 
 const PAGE = 100;
 
-/** table.py `page_offset`: pages start at multiples of `limit`; the last one ends at the last row. */
+/** @typedef {import("./protocol").Traits} Traits */
+/** @typedef {import("./protocol").SearchHitView} SearchHitView */
+/**
+ * What `Explorer.to_html` exports (explorer/export.py `static_payload`). The page reads it defensively (a field
+ * left out reads as empty); `search` is always there.
+ * @typedef {object} StaticData
+ * @property {number} [start]  the window [start, stop] of indices exported
+ * @property {number} [stop]
+ * @property {number} [index]  the cursor when exported
+ * @property {Partial<Traits>} [traits]  every synced traitlet but index, frame and table (the shim makes those)
+ * @property {Array<Traits["frame"]>} [frames]  one per index of the window
+ * @property {import("./protocol").TableRow[]} [rows]  one per index of the window
+ * @property {SearchHitView[]} [searchHits]  the notebook's last search, within the window
+ * @property {import("./pysearch.js").SearchCorpus} search  what the page's own search and filter read
+ */
+
+/** table.py `page_offset`: pages start at multiples of `limit`; the last one ends at the last row.
+ *  @param {number} offset @param {number} limit @param {number} total */
 function pageOffset(offset, limit, total) {
   const aligned = Math.floor(Math.max(0, offset) / limit) * limit;
   return Math.max(0, Math.min(aligned, total - limit));
 }
 
-/** The table filter's row indices over the exported window (what the page's table shows for type/text). */
+/** The table filter's row indices over the exported window (what the page's table shows for type/text).
+ *  @param {StaticData} data @param {string} type @param {string} text */
 export function staticTableMatches(data, type, text) {
   return tableMatches(data.search || {}, data.rows || [], type, text);
 }
 
-/** The search's hits for `query` over the exported window, with marks for the track (search.py's payload). */
+/** The search's hits for `query` over the exported window, with marks for the track (search.py's payload).
+ *  @param {StaticData} data @param {import("./protocol").SearchQueryView} query */
 export function staticSearchResults(data, query) {
   try {
     const hits = searchCorpus(data.search || {}, query);
@@ -29,16 +48,25 @@ export function staticSearchResults(data, query) {
   }
 }
 
+/**
+ * The anywidget model the front end draws from, answered from the exported data.
+ * @param {StaticData} data @returns {import("./protocol").Model}
+ */
 export function createStaticModel(data) {
   const start = data.start || 0;
   const stop = data.stop ?? (data.frames || []).length - 1;
   const rows = data.rows || [];
-  const traits = { ...(data.traits || {}) };
+  // Every traitlet the front end reads: the exported ones, and index, frame and table set below.
+  const traits = /** @type {Traits & {searchAll?: SearchHitView[]}} */ ({ ...(data.traits || {}) });
+  /** @type {Map<string, Set<Parameters<import("./protocol").Model["on"]>[1]>>} */
   const listeners = new Map();
+  /** @type {Set<string>} the traitlets changed since listeners last heard */
   let dirty = new Set();
   let tableQuery = { type: "", text: "" };
 
+  /** @param {unknown} i */
   const clamp = (i) => Math.max(start, Math.min(stop, Math.round(Number(i) || 0)));
+  /** @param {unknown} i @returns {Traits["frame"]} */
   const frameAt = (i) => (data.frames || [])[clamp(i) - start] || {};
 
   /** Rows passing the table's filter (table.py's rules, over the exported events); every row when none is set. */
@@ -49,6 +77,7 @@ export function createStaticModel(data) {
     return tableMatches(data.search, rows, type, text).map((i) => rows[i - start]);
   }
 
+  /** @param {number} offset @param {number} [limit] @param {import("./protocol").TableRow[]} [all] */
   function page(offset, limit = PAGE, all = filtered()) {
     const at = pageOffset(offset, limit, all.length);
     const filteredOn = !!(tableQuery.type || tableQuery.text);
@@ -64,6 +93,7 @@ export function createStaticModel(data) {
     return page(Math.max(0, position), limit, all);
   }
 
+  /** @param {number} index */
   function followTable(index) {
     const current = traits.table || {};
     const inPage = (current.rows || []).some((row) => row.index === index);
@@ -81,6 +111,7 @@ export function createStaticModel(data) {
     for (const name of names) for (const fn of listeners.get(`change:${name}`) || []) fn();
   }
 
+  /** @param {import("./protocol").SearchMessage} message */
   function staticSearch(message) {
     const text = String(message.text || "");
     if (!text) {
@@ -132,7 +163,7 @@ export function createStaticModel(data) {
     save_changes: () => queueMicrotask(emit),
     on(event, fn) {
       if (!listeners.has(event)) listeners.set(event, new Set());
-      listeners.get(event).add(fn);
+      listeners.get(event)?.add(fn);
     },
     off(event, fn) {
       listeners.get(event)?.delete(fn);
@@ -152,7 +183,7 @@ export function createStaticModel(data) {
       } else if (message.kind === "search-page") {
         const all = traits.searchAll || [];
         const current = traits.search_results || {};
-        const { offset, hits } = searchPage(all, current.query || {}, Number(message.offset) || 0);
+        const { offset, hits } = searchPage(all, current.query || /** @type {import("./protocol").SearchQueryView} a page turn follows a search: its query is there */ ({}), Number(message.offset) || 0);
         traits.search_results = { ...current, offset, hits };
         dirty.add("search_results");
         emit();

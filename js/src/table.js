@@ -63,6 +63,7 @@ export class EventTable {
     );
   }
 
+  /** @param {number} offset */
   request(offset) {
     const page = this.model.get("table");
     this.model.send({
@@ -74,6 +75,7 @@ export class EventTable {
     });
   }
 
+  /** @param {number} direction  -1 for the previous page, 1 for the next */
   step(direction) {
     const page = this.model.get("table");
     this.request((page.offset || 0) + direction * (page.limit || 100));
@@ -132,7 +134,10 @@ export class EventTable {
     this.markCurrent(index);
   }
 
-  /** The one row of an empty result: what matched nothing, and a way back to every entry. */
+  /**
+   * The one row of an empty result: what matched nothing, and a way back to every entry.
+   * @param {Partial<import("./protocol").TableQuery>} query @param {number} total
+   */
   emptyRow(query, total) {
     const type = query.type || "";
     const text = query.text || "";
@@ -152,10 +157,11 @@ export class EventTable {
     this.resizer?.disconnect();
   }
 
+  /** @param {number} index */
   markCurrent(index) {
     this.current = index;
     let current = null;
-    for (const tr of this.body.children) {
+    for (const tr of /** @type {HTMLCollectionOf<HTMLTableRowElement>} */ (this.body.children)) {
       const on = Number(tr.dataset.index) === index;
       tr.classList.toggle("current", on);
       if (on) current = tr;
@@ -184,7 +190,10 @@ export class EventTable {
   }
 }
 
-/** A dotted name (`xstate.done.actor.lookupOrder`) that may wrap after its dots instead of being clipped. */
+/**
+ * A dotted name (`xstate.done.actor.lookupOrder`) that may wrap after its dots instead of being clipped.
+ * @param {string} text
+ */
 function breakable(text) {
   const parts = String(text).split(".");
   return parts.flatMap((part, k) => (k < parts.length - 1 ? [`${part}.`, h("wbr")] : [part]));

@@ -43,7 +43,8 @@ export function mountTrack(ctx) {
   /**
    * One layer per source, each redrawn only when its own trait (or the track's length) changes, and then only
    * when its marks differ from the ones last drawn: the table is re-sent on every page turn, the search results
-   * on every progress tick, and a long run has thousands of marks. Layer order is paint order.
+   * on every progress tick, and a long run has thousands of marks. Layer order is paint order. (`marks: any`: each
+   * layer's marks have their own shape, each build annotates it, and a build taking one shape is no build of unknown.)
    * @type {Record<string, {events: string[], marks: () => unknown, build: (marks: any, n: number) => HTMLElement[]}>}
    */
   const sources = {

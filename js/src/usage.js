@@ -11,7 +11,7 @@ const H = 48;
 const MODEL_CLASSES = 6;
 const BRANCH_CLASSES = 4;
 
-/** USD as people read small sums: $0.0030, $1.24, $1,204. */
+/** USD as people read small sums: $0.0030, $1.24, $1,204. @param {unknown} value  "—" unless a number */
 function usd(value) {
   if (typeof value !== "number") return "—";
   const digits = value >= 100 ? 0 : value >= 1 ? 2 : 4;
@@ -28,9 +28,12 @@ export class UsagePanel {
     this.byState = h("div", { class: "ae-usage-states", "data-testid": "usage-by-state" });
     this.ledgerButton = h("button", { class: "ae-btn ae-btn-small", title: "Usage per model and per state, compared with the branches", "aria-label": "Show the usage ledger", "data-testid": "usage-ledger", onclick: () => model?.send({ kind: "usage-ledger" }) }, "ledger");
     this.el = h("section", { class: "ae-panel ae-usage", "data-testid": "usage" }, h("div", { class: "ae-panel-head" }, h("span", { class: "ae-panel-title" }, "Usage"), h("span", { class: "ae-spacer" }), this.ledgerButton), this.totals, this.plot, this.legend, this.byState);
+    /** @type {import("./protocol").Traits["usage_series"]} [index, cumulative tokens] points */
     this.series = [];
+    /** @type {import("./protocol").UsageLedgerView | null} */
     this.ledger = null;
     this.length = 1;
+    /** @type {number | null} */
     this.index = null;
     /** @type {SVGElement | null} the plot drawn by drawPlot (null while there is none) */
     this.svg = null;
@@ -93,8 +96,11 @@ export class UsagePanel {
     const all = [this.series, ...ledgerLines, ...branchLines];
     const maxY = Math.max(1, ...all.flatMap((line) => line.map((p) => p[1])));
     const maxX = Math.max(this.length - 1, ...all.flatMap((line) => line.map((p) => p[0])), 1);
+    /** @param {number} i */
     const x = (i) => ((i / maxX) * (W - 4) + 2).toFixed(1);
+    /** @param {number} v */
     const y = (v) => (H - 2 - (v / maxY) * (H - 6)).toFixed(1);
+    /** @param {number[][]} points  [index, value] steps @param {number} end  the index the line runs to */
     const path = (points, end) => {
       let d = `M ${x(0)} ${y(0)}`;
       for (const [i, v] of points) d += ` H ${x(i)} V ${y(v)}`;
@@ -130,7 +136,7 @@ export class UsagePanel {
 
   /**
    * The totals up to the cursor (and their cost, with prices).
-   * @param {Record<string, any> | null | undefined} usage @param {import("./protocol").CostView | null | undefined} cost
+   * @param {import("./protocol").Frame["usage"] | undefined} usage @param {import("./protocol").CostView | null | undefined} cost
    * @param {number} index
    */
   draw(usage, cost, index) {

@@ -150,10 +150,10 @@ function render({ model, el }, { kernel = true } = {}) {
 
 /**
  * The static export's entry (`Explorer.to_html`): the same view over the exported data, no kernel.
- * @param {any} data @param {HTMLElement} el
+ * @param {import("./static.js").StaticData} data @param {HTMLElement} el
  */
 export function renderStatic(data, el) {
-  return render({ model: /** @type {any} */ (createStaticModel(data)), el }, { kernel: false });
+  return render({ model: createStaticModel(data), el }, { kernel: false });
 }
 
 /** The static page's search and table filter over exported data (the page itself uses them; tests compare them
