@@ -411,7 +411,9 @@ def verify_log(
     callback throttles itself; the CLI draws a bar with it).
     """
     verifier = Verifier(machine, strict=strict, keep_snapshots=keep_snapshots)
-    _, snapshot, _ = verifying_fold(verifier, entries, check_version=check_version, errors="record", progress=progress)
+    _, snapshot, _ = verifying_fold(
+        verifier, entries, check_version=check_version, errors="record", progress=progress, actions=False
+    )
     if progress is not None:
         progress(verifier.entries)
     return verifier.report(snapshot)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..engine import transition
+from ..engine.transition import next_snapshot
 from ..errors import AgentError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .fold import FoldErrors, Step, fold, seed
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["verifying_fold"]
 
 _ABSENT: Any = object()  # a key the entry lacks never equals the machine's id or version
+_NOT_TRANSITIONS = frozenset((USAGE_EVENT_TYPE, INIT_EVENT_TYPE))  # entries fold() treats apart
 
 
 def verifying_fold(
@@ -40,6 +42,7 @@ def verifying_fold(
     errors: FoldErrors = "record",
     take: Callable[[Step], None] | None = None,
     progress: Callable[[int], None] | None = None,
+    actions: bool = True,
 ) -> tuple[int, Any, list[Any] | None]:
     """Fold `entries` through `verifier.machine`, checking each as `verifier.check` would; returns
     `(last index, last snapshot, the actions the last transition returned)` (`None`: no transition ran).
@@ -47,19 +50,22 @@ def verifying_fold(
     Without `start` the first entry is the init entry (seeded as `fold` seeds it); with `start=(index,
     snapshot)` the entries are the ones after `index` (a Timeline's next chunk). `take(step)`, when given,
     gets a Step for every entry after the verifier checked it (a Timeline's ledger and checkpoints);
-    `progress(index)` is called after each entry after the init one.
+    `progress(index)` is called after each entry after the init one. `actions=False` (when no `take`)
+    folds ordinary entries without building their actions (`engine.transition.next_snapshot`): a report
+    needs only the states, and the last actions come back as None.
     """
     if errors not in ("raise", "record"):  # before anything is folded
         raise AgentError(f"errors must be 'raise' or 'record', not {errors!r}.", code="invalid-argument")
     machine = verifier.machine
     iterator = iter(entries)
-    actions: list[Any] | None = None
+    collect = actions or take is not None
+    last_actions: list[Any] | None = None
     if start is None:
         first = seed(machine, next(iterator, None), check_version=check_version)
         verifier.check(first)
         if take is not None:
             take(first)
-        index, snapshot, actions = 0, first.snapshot, first.actions
+        index, snapshot, last_actions = 0, first.snapshot, first.actions
     else:
         index, snapshot = start
     record = errors == "record"
@@ -78,7 +84,7 @@ def verifying_fold(
             event_type = event.get("type") if type(event) is dict else None
             plain: Step | None = None
             if (
-                type(event_type) is not str or event_type == USAGE_EVENT_TYPE or event_type == INIT_EVENT_TYPE
+                type(event_type) is not str or event_type in _NOT_TRANSITIONS
                 or (check_version and (
                     entry.get("machineVersion", _ABSENT) != machine_version
                     or entry.get("machineId", _ABSENT) != machine_id
@@ -88,7 +94,10 @@ def verifying_fold(
                                   errors=errors))
             else:
                 try:
-                    after, step_actions = transition(machine, snapshot, event)
+                    if collect:
+                        after, step_actions = transition(machine, snapshot, event)
+                    else:
+                        after, step_actions = next_snapshot(machine, snapshot, event), None
                 except Exception as error:  # noqa: BLE001 - recorded only when asked; raised as is otherwise
                     if not record:
                         raise
@@ -100,7 +109,7 @@ def verifying_fold(
                 checked, unverified = verifier.checked, verifier.unverified
                 previous, persisted, current = verifier._previous_index, verifier._persisted, verifier._hash
                 if plain.actions is not None:
-                    actions = plain.actions
+                    last_actions = plain.actions
                 snapshot = plain.snapshot
                 if take is not None:
                     take(plain)
@@ -108,7 +117,7 @@ def verifying_fold(
                     progress(index)
                 continue
             done = index
-            actions = step_actions
+            last_actions = step_actions
             changed = after is not snapshot
             if changed:
                 snapshot, persisted, current = after, None, None
@@ -145,7 +154,7 @@ def verifying_fold(
                 progress(index)
     finally:
         _hand_back(verifier, checked, unverified, previous, persisted, current, done)
-    return done, snapshot, actions
+    return done, snapshot, last_actions
 
 
 def _hand_back(

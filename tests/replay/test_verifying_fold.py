@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_explorer.canonical.jcs import state_hash
+from agent_explorer.engine import initial_transition, transition
+from agent_explorer.engine.transition import next_snapshot
 from agent_explorer.errors import AgentError
 from agent_explorer.eventlog.entries import recorded_state_hash
 from agent_explorer.eventlog.fold import fold
@@ -201,3 +203,23 @@ def test_the_damage_reaches_the_fast_path_and_the_plain_path_alike() -> None:
     with pytest.raises(AgentError) as raised:
         verify_log(MACHINE, _damaged(sequence, [("other-machine", 1, 1)]))
     assert raised.value.code == "machine-version-mismatch" and getattr(raised.value, "index", None) == 2
+
+
+@SETTINGS
+@given(events)
+def test_next_snapshot_is_the_snapshot_transition_returns(sequence: list[dict[str, Any]]) -> None:
+    """verify_log folds with engine.transition.next_snapshot (no actions built): the states must be transition's,
+    exactly (the checkpoint form too), and transition must still build every action."""
+    snapshot, _ = initial_transition(MACHINE, input={"question": "q"})
+    lean = snapshot
+    built = 0
+    for event in sequence:
+        if event["type"] == "@agent.usage":
+            continue
+        snapshot, actions = transition(MACHINE, snapshot, event)
+        lean = next_snapshot(MACHINE, lean, event)
+        built += len(actions)
+        assert MACHINE.get_persisted_snapshot(lean, exact=True) == MACHINE.get_persisted_snapshot(snapshot, exact=True)
+        assert lean.value == snapshot.value and lean.tags == snapshot.tags and lean.status == snapshot.status
+    if sequence and sequence[0]["type"] == "ASK":
+        assert built > 0  # an ASK in idle spawns the draft child: an action is owed
