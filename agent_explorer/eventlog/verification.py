@@ -156,7 +156,9 @@ class VerificationReport:
 class Verifier:
     """Checks folded steps one at a time and keeps the report's counts: the part of verification that is
     not folding, so `verify_log` and a Timeline that verifies as it builds (the explorer's one fold) share
-    every rule. Feed it every Step of one fold, in order, from the init step on.
+    every rule. Feed it every Step of one fold, in order, from the init step on; or let `verifying_fold` drive it
+    (the loop verify_log, replay and a verifying Timeline use), which checks ordinary entries inline by these
+    same rules and hands it everything else.
 
     After a divergence the fold continues from the *replayed* state (the log records only a hash, not the
     state it hashed). The replayed persisted snapshot is kept on the first `keep_snapshots` divergences.

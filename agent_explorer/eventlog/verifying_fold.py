@@ -2,9 +2,9 @@
 
 Job: the one loop of verification (`verify_log` and the fleet through it, `replay(verify=...)`, a verifying
 Timeline's build). An ordinary entry (a dict recorded by this machine whose event is a dict with a string
-type other than `@agent.usage` / `@agent.init`) is folded with `transition` and checked inline; any other
-entry, and an entry whose transition raised, goes through `fold` and `Verifier.check` themselves, so every
-rule is still written once (fold.py, verification.py). tests/replay/test_verifying_fold.py holds this loop
+type other than `@agent.init`) is folded with `transition` (a `@agent.usage` one: kept, as fold keeps it) and
+checked inline; any other entry, and an entry whose transition raised, goes through `fold` and
+`Verifier.check` themselves, so every rule is still written once (fold.py, verification.py). tests/replay/test_verifying_fold.py holds this loop
 to the plain path (`fold` + `Verifier.check`) on random logs: tampered, unhashed, reordered, malformed.
 Pure: it never executes an action, mutates an entry, or writes what it reads.
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 __all__ = ["verifying_fold"]
 
 _ABSENT: Any = object()  # a key the entry lacks never equals the machine's id or version
-_NOT_TRANSITIONS = frozenset((USAGE_EVENT_TYPE, INIT_EVENT_TYPE))  # entries fold() treats apart
 
 
 def verifying_fold(
@@ -74,7 +73,7 @@ def verifying_fold(
     strict, sequence = verifier.strict, not verifier.raises
     # The verifier's running state lives in locals during the loop; it is handed back (`_hand_back`) before
     # the verifier itself runs (the plain path, a divergence) and at the end, and taken again after.
-    checked, unverified = verifier.checked, verifier.unverified
+    checked, unverified, usage = verifier.checked, verifier.unverified, verifier.usage
     previous, persisted, current = verifier._previous_index, verifier._persisted, verifier._hash
     done = index  # the last entry checked
     try:
@@ -84,7 +83,7 @@ def verifying_fold(
             event_type = event.get("type") if type(event) is dict else None
             plain: Step | None = None
             if (
-                type(event_type) is not str or event_type in _NOT_TRANSITIONS
+                type(event_type) is not str or event_type == INIT_EVENT_TYPE
                 or (check_version and (
                     entry.get("machineVersion", _ABSENT) != machine_version
                     or entry.get("machineId", _ABSENT) != machine_id
@@ -92,6 +91,9 @@ def verifying_fold(
             ):  # not an ordinary entry: fold's rules, as written (it raises what it must)
                 plain = next(fold(machine, (entry,), start=(index - 1, snapshot), check_version=check_version,
                                   errors=errors))
+            elif event_type == USAGE_EVENT_TYPE:  # journaled spend: no transition (fold.py), counted (Verifier)
+                after, step_actions = snapshot, None
+                usage += 1
             else:
                 try:
                     if collect:
@@ -103,10 +105,10 @@ def verifying_fold(
                         raise
                     plain = Step(index, entry, snapshot, None, False, None, error)
             if plain is not None:  # the verifier's rules, as written
-                _hand_back(verifier, checked, unverified, previous, persisted, current, done)
+                _hand_back(verifier, checked, unverified, usage, previous, persisted, current, done)
                 done = index
                 verifier.check(plain)
-                checked, unverified = verifier.checked, verifier.unverified
+                checked, unverified, usage = verifier.checked, verifier.unverified, verifier.usage
                 previous, persisted, current = verifier._previous_index, verifier._persisted, verifier._hash
                 if plain.actions is not None:
                     last_actions = plain.actions
@@ -117,7 +119,8 @@ def verifying_fold(
                     progress(index)
                 continue
             done = index
-            last_actions = step_actions
+            if step_actions is not None:
+                last_actions = step_actions
             changed = after is not snapshot
             if changed:
                 snapshot, persisted, current = after, None, None
@@ -126,7 +129,7 @@ def verifying_fold(
             if type(recorded_index) is not int and not isinstance(recorded_index, int):
                 recorded_index = None
             if sequence and recorded_index is not None and previous is not None and recorded_index != previous + 1:
-                _hand_back(verifier, checked, unverified, previous, persisted, current, done)
+                _hand_back(verifier, checked, unverified, usage, previous, persisted, current, done)
                 verifier._sequence(Step(index, entry, after, step_actions, changed), recorded_index, previous + 1)
             previous = recorded_index
             verification = entry.get("verification")
@@ -137,7 +140,7 @@ def verifying_fold(
             if expected is None:
                 unverified += 1
                 if strict:
-                    _hand_back(verifier, checked, unverified, previous, persisted, current, done)
+                    _hand_back(verifier, checked, unverified, usage, previous, persisted, current, done)
                     verifier.missing(Step(index, entry, after, step_actions, changed))
             else:
                 if current is None:
@@ -146,21 +149,22 @@ def verifying_fold(
                     current = hasher(persisted, expected)
                 checked += 1
                 if current != expected:
-                    _hand_back(verifier, checked, unverified, previous, persisted, current, done)
+                    _hand_back(verifier, checked, unverified, usage, previous, persisted, current, done)
                     verifier.diverged(Step(index, entry, after, step_actions, changed), expected, current, persisted)
             if take is not None:
                 take(Step(index, entry, after, step_actions, changed))
             if progress is not None:
                 progress(index)
     finally:
-        _hand_back(verifier, checked, unverified, previous, persisted, current, done)
+        _hand_back(verifier, checked, unverified, usage, previous, persisted, current, done)
     return done, snapshot, last_actions
 
 
 def _hand_back(
-    verifier: Verifier, checked: int, unverified: int, previous: Any, persisted: dict[str, Any] | None,
+    verifier: Verifier, checked: int, unverified: int, usage: int, previous: Any, persisted: dict[str, Any] | None,
     current: str | None, done: int,
 ) -> None:
     """Write the loop's running state into the verifier (what `Verifier.check` would have left there)."""
-    verifier.checked, verifier.unverified, verifier._previous_index = checked, unverified, previous
+    verifier.checked, verifier.unverified, verifier.usage = checked, unverified, usage
+    verifier._previous_index = previous
     verifier._persisted, verifier._hash, verifier.entries = persisted, current, done + 1
