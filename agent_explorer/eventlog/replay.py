@@ -3,8 +3,8 @@
 Job: run `fold` (fold.py holds every rule: the init entry, late inits, the version check, usage
 entries) and check `verification.stateHash` on the way (the docs' replay and verification semantics). Raises at the first
 problem; `verify_log` is the postmortem that keeps going. Verifying, it is the verifying fold (verifying_fold.py)
-with a `Verifier` that raises, so replay and `verify_log` check an entry by the same code. Must never execute an action, call a model,
-read a clock, or mutate an entry.
+with a `Verifier` that raises, so replay and `verify_log` check an entry by the same code. Must never execute an
+action, call a model, read a clock, or mutate an entry.
 
 What is still owed at the frontier (`ReplayResult.effects`) is the runtime's business (its effect
 ledger): the log layer cannot import it, so a caller passes `owed=` (the top-level
