@@ -1,6 +1,6 @@
 """Random access into a log: the checkpointed fold of one line, and every view of it.
 
-Job: fold a log once (through `fold`, so with its rules) and keep, every K entries, a checkpoint of what
+Job: fold a log once (through `fold`, or the verifying fold when it verifies: the same rules) and keep, every K entries, a checkpoint of what
 every view needs: the exact persisted snapshot (compact JSON bytes) and, when the caller passes a
 ledger factory, a copy of the runtime's effect ledger; with `verify=True` the same pass checks every
 recorded stateHash. The state after any entry then costs one restore plus at most K transitions, and a

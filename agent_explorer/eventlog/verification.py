@@ -224,7 +224,9 @@ class Verifier:
         the entries themselves (no fold: a hash is checked where one is recorded). The divergences are this
         verifier's below the cut.
         """
-        clone = Verifier(self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots)
+        clone = Verifier(
+            self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots, raises=self.raises, hasher=self.hasher
+        )
         clone.divergences = [d for d in self.divergences if d.index < stop]
         clone._kept = sum(1 for d in clone.divergences if d.persisted_snapshot is not None)
         raised = {d.index for d in clone.divergences if d.kind == "exception"}
