@@ -9,9 +9,10 @@ in the same persisted snapshot (hash). The two sides run in interleaved rounds; 
 best run.
 
 Then the verification ratios (issue 24), all against the bare fold of the same round set: the fold
-plus `state_hash(get_persisted_snapshot(s))` per step (the plain hash), the same with the verifying
-fold's `StateHasher`, and `verify_log` / `replay(verify=True)` over the run recorded as a log (every
-entry hashed, by the plain `state_hash`, so a clean report also proves the two hash alike).
+plus `state_hash(get_persisted_snapshot(s))` per step (the plain hash), the same with `check_state_hash`
+against the recorded hash, the verifying fold's own step (`next_snapshot`: no actions built, then the
+persisted snapshot and `check_state_hash`), and `verify_log` / `replay(verify=True)` over the run recorded
+as a log (every entry hashed, by the plain `state_hash`, so a clean report also proves the two hash alike).
 `--profile` prints where the time of the hashed fold and of `verify_log` goes (cProfile).
 
     .venv/bin/python benchmarks/fold.py [--events 100000] [--rounds 2] [--seed 7] [--no-node] [--profile]
@@ -43,6 +44,10 @@ try:  # absent before issue 24: run this file against an older checkout for the 
     from agent_explorer.canonical.verify_hash import check_state_hash
 except ImportError:  # pragma: no cover
     check_state_hash = None
+try:  # absent before the verifying fold (issue 24, second round)
+    from agent_explorer.engine.transition import next_snapshot
+except ImportError:  # pragma: no cover
+    next_snapshot = None
 from agent_explorer.engine import (
     assign,
     from_promise,
@@ -195,6 +200,19 @@ def fold_checked(machine: Any, events: list[dict[str, Any]], recorded: list[str]
     return float(clock() - start)
 
 
+def fold_verifying_step(machine: Any, events: list[dict[str, Any]], recorded: list[str], clock: Any) -> float:
+    """What the verifying fold does per ordinary entry: the next state without its actions, its persisted
+    snapshot, `check_state_hash` against the record (verify_log's fast path, minus reading the entry)."""
+    snapshot, _ = initial_transition(machine)
+    persist = machine.get_persisted_snapshot
+    start = clock()
+    for event, expected in zip(events, recorded, strict=True):
+        snapshot = next_snapshot(machine, snapshot, event)
+        if check_state_hash(persist(snapshot), expected) != expected:
+            raise AssertionError("check_state_hash disagrees with the recorded state_hash")
+    return float(clock() - start)
+
+
 def record_log(machine: Any, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The run as a log, every entry hashed by the plain `state_hash` (the recorder's)."""
     snapshot, _ = initial_transition(machine)
@@ -222,6 +240,8 @@ def verification_ratios(machine: Any, events: list[dict[str, Any]], rounds: int,
     if check_state_hash is not None:
         recorded = [entry["verification"]["stateHash"] for entry in entries[1:]]
         modes["fold + check_state_hash"] = lambda: fold_checked(machine, events, recorded, cpu)
+        if next_snapshot is not None:
+            modes["next_snapshot + check"] = lambda: fold_verifying_step(machine, events, recorded, cpu)
     modes["fold() over the log (no check)"] = lambda: timed(_drain, machine, entries)[0]
     reports: list[Any] = []
     modes["verify_log"] = lambda: _keep(reports, timed(verify_log, machine, entries))
@@ -233,9 +253,9 @@ def verification_ratios(machine: Any, events: list[dict[str, Any]], rounds: int,
     bare = best["bare fold"]
     print(f"\nverification: {len(events):,} events (+ init), CPU time, best of {rounds} interleaved rounds; "
           "ratios to the bare fold of the same run")
-    print(f"{'mode':<28}{'ev/s':>12}{'x bare fold':>13}")
+    print(f"{'mode':<32}{'ev/s':>12}{'x bare fold':>13}")
     for name, seconds in best.items():
-        print(f"{name:<28}{len(events) / seconds:>12,.0f}{bare / seconds:>12.2f}x")
+        print(f"{name:<32}{len(events) / seconds:>12,.0f}{bare / seconds:>12.2f}x")
     report = reports[-1]
     print(f"verify_log: {report}")
     if profile:

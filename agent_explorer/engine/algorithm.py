@@ -73,14 +73,20 @@ class Microstep:
 
 
 class Scope:
-    """One macrostep's surroundings: the machine, the internal event queue, the collected actions."""
+    """One macrostep's surroundings: the machine, the internal event queue, the collected actions.
 
-    __slots__ = ("actions", "deferred_actor_ids", "internal_queue", "machine", "trace")
+    `collect=False` builds no `ExecutableAction` (a fold that keeps only snapshots, e.g. a verifying one,
+    would throw them away: ~0.7 us of a ~7.5 us step on benchmarks/fold.py); nothing in a snapshot
+    depends on them.
+    """
 
-    def __init__(self, machine: Machine, trace: bool = False) -> None:
+    __slots__ = ("actions", "collect", "deferred_actor_ids", "internal_queue", "machine", "trace")
+
+    def __init__(self, machine: Machine, trace: bool = False, collect: bool = True) -> None:
         self.machine = machine
         self.internal_queue: list[dict[str, Any]] = []
         self.actions: list[ExecutableAction] = []
+        self.collect = collect or trace
         self.deferred_actor_ids: tuple[str, ...] = ()
         self.trace: list[Microstep] | None = [] if trace else None
 
@@ -486,9 +492,10 @@ def resolve_actions(scope: Scope, work: Work, event: dict[str, Any], actions: It
             impl: Any = action
             name = action.type
         elif callable(action):
-            scope.actions.append(
-                ExecutableAction(_custom_name(action), None, {"context": work.context, "event": event}, action)
-            )
+            if scope.collect:
+                scope.actions.append(
+                    ExecutableAction(_custom_name(action), None, {"context": work.context, "event": event}, action)
+                )
             continue
         else:
             if isinstance(action, str):
@@ -500,12 +507,13 @@ def resolve_actions(scope: Scope, work: Work, event: dict[str, Any], actions: It
                     params = params(work.context, event)
             impl = machine.implementations.actions.get(name)
         if not isinstance(impl, BuiltinAction):
-            scope.actions.append(ExecutableAction(name, params, {"context": work.context, "event": event}, impl))
+            if scope.collect:
+                scope.actions.append(ExecutableAction(name, params, {"context": work.context, "event": event}, impl))
             continue
-        info = {"context": work.context, "event": event}
-        exec_params, sub_actions = impl.resolve(scope, work, work.context, event, params)
-        if impl.has_execute:
-            scope.actions.append(ExecutableAction(impl.type, exec_params, info, None))
+        context = work.context  # what the action is resolved against (resolve may assign a new one)
+        exec_params, sub_actions = impl.resolve(scope, work, context, event, params)
+        if impl.has_execute and scope.collect:
+            scope.actions.append(ExecutableAction(impl.type, exec_params, {"context": context, "event": event}, None))
         if sub_actions:
             resolve_actions(scope, work, event, sub_actions)
 

@@ -63,7 +63,10 @@ if TYPE_CHECKING:  # annotations only: the machine module calls back into this o
     from .machine import Machine
     from .snapshot import Snapshot
 
-__all__ = ["get_initial_microsteps", "get_microsteps", "initial_transition", "transition", "transition_with_trace"]
+__all__ = [
+    "get_initial_microsteps", "get_microsteps", "initial_transition", "next_snapshot", "transition",
+    "transition_with_trace",
+]
 
 
 def _check_event(event: Any) -> dict[str, Any]:
@@ -83,6 +86,11 @@ def transition(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> t
     """The next snapshot and the actions owed for one event. Exceptions propagate (as in XState)."""
     scope = Scope(machine)
     return macrostep(scope, machine.adopt(snapshot), _check_event(event)), scope.actions
+
+
+def next_snapshot(machine: Machine, snapshot: Snapshot, event: dict[str, Any]) -> Snapshot:
+    """`transition(...)[0]` without building the actions: for a fold that keeps only snapshots (verification)."""
+    return macrostep(Scope(machine, collect=False), machine.adopt(snapshot), _check_event(event))
 
 
 def transition_with_trace(

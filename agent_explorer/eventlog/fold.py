@@ -1,5 +1,8 @@
 """The one fold of a log through a machine: every loop over entries in the package goes through `fold`.
 
+(One loop applies these rules inline for speed: the verifying fold, verifying_fold.py, folds an ordinary
+entry itself and hands every other one to `fold`; tests/replay/test_verifying_fold.py holds it to `fold`.)
+
 Job: seed from the `@agent.init` entry, then turn each later entry into one `Step` (the snapshot after it,
 the actions its transition returned, its microstep trace when asked), with one set of rules for every
 consumer (replay, verification, Timeline, the snapshot cache, machine comparison, search, coverage, the

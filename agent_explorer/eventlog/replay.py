@@ -2,8 +2,9 @@
 
 Job: run `fold` (fold.py holds every rule: the init entry, late inits, the version check, usage
 entries) and check `verification.stateHash` on the way (the docs' replay and verification semantics). Raises at the first
-problem; `verify_log` is the postmortem that keeps going. Must never execute an action, call a model,
-read a clock, or mutate an entry.
+problem; `verify_log` is the postmortem that keeps going. Verifying, it is the verifying fold (verifying_fold.py)
+with a `Verifier` that raises, so replay and `verify_log` check an entry by the same code. Must never execute an
+action, call a model, read a clock, or mutate an entry.
 
 What is still owed at the frontier (`ReplayResult.effects`) is the runtime's business (its effect
 ledger): the log layer cannot import it, so a caller passes `owed=` (the top-level
@@ -17,9 +18,10 @@ from typing import Any, Literal
 
 from ..canonical.jcs import state_hash
 from ..canonical.verify_hash import check_state_hash
-from ..errors import AgentError, AgentReplayDivergenceError
-from .entries import recorded_state_hash
+from ..errors import AgentError
 from .fold import Step, fold
+from .verification import Verifier
+from .verifying_fold import verifying_fold
 
 __all__ = ["OwedEffects", "ReplayResult", "VerifyMode", "replay"]
 
@@ -106,36 +108,6 @@ def check_verify_mode(verify: Any) -> VerifyMode:
     raise AgentError(f"verify must be True, False or 'strict', not {verify!r}.", code="invalid-verify-mode")
 
 
-def state_divergence(entry: Mapping[str, Any], index: int, expected: str, actual: str) -> AgentReplayDivergenceError:
-    event = entry.get("event")
-    event_type = event.get("type") if isinstance(event, Mapping) else None
-    return AgentReplayDivergenceError(
-        f"Replay diverged at entry {index} (id {entry.get('id')!r}, event {event_type!r}): the log "
-        f"recorded stateHash {expected}, the fold derived {actual}. The machine no longer derives "
-        "the recorded state: a guard, action or input builder is impure (time, randomness) or its "
-        "semantics changed without a version bump, or the entry was edited. verify_log(machine, "
-        "entries) lists every divergence; compare_machines(old, new, entries) shows why.",
-        event_id=entry.get("id"),
-        index=index,
-        kind="state",
-        expected_hash=expected,
-        actual_hash=actual,
-        event=event,
-    )
-
-
-def missing_verification(entry: Mapping[str, Any], index: int) -> AgentReplayDivergenceError:
-    return AgentReplayDivergenceError(
-        f"Entry {index} (id {entry.get('id')!r}) carries no verification.stateHash, and "
-        "verify='strict' requires one on every entry. Re-record with hashing on, or replay with "
-        "verify=True to check only the entries that carry one.",
-        event_id=entry.get("id"),
-        index=index,
-        kind="missing-verification",
-        event=entry.get("event"),
-    )
-
-
 def replay(
     machine: Any,
     entries: Iterable[Mapping[str, Any]],
@@ -154,34 +126,18 @@ def replay(
     `.effects` on first read (the runtime passes its effect ledger's fold).
     """
     mode = check_verify_mode(verify)
-    strict = mode == "strict"
-    get_persisted = machine.get_persisted_snapshot
-    persisted: dict[str, Any] | None = None
-    current_hash: str | None = None
-    checked = 0
+    if mode:  # the verifying fold (verifying_fold.py) with replay's rules: the first problem raises
+        verifier = Verifier(machine, strict=mode == "strict", keep_snapshots=0, raises=True, hasher=check_state_hash)
+        index, snapshot, last_actions = verifying_fold(verifier, entries, check_version=check_version, errors="raise")
+        kept = entries if isinstance(entries, Sequence) else None
+        return ReplayResult(machine, snapshot, last_actions or [], index + 1, verifier.checked, kept,
+                            verifier._persisted, owed)
     last: Step | None = None
     actions: list[Any] = []
     for step in fold(machine, entries, check_version=check_version):
         last = step
         if step.actions is not None:
             actions = step.actions
-        if step.changed:
-            persisted = current_hash = None
-        if not mode:
-            continue
-        entry = step.entry
-        expected = recorded_state_hash(entry)
-        if expected is None:
-            if strict:
-                raise missing_verification(entry, step.index)
-            continue
-        if current_hash is None:
-            persisted = get_persisted(step.snapshot)
-            # orjson's speed; exact (and strict) wherever it differs from the record (canonical/verify_hash.py)
-            current_hash = check_state_hash(persisted, expected)
-        checked += 1
-        if current_hash != expected:
-            raise state_divergence(entry, step.index, expected, current_hash)
     assert last is not None  # fold raised for an empty log
     kept = entries if isinstance(entries, Sequence) else None
-    return ReplayResult(machine, last.snapshot, actions, last.index + 1, checked, kept, persisted, owed)
+    return ReplayResult(machine, last.snapshot, actions, last.index + 1, 0, kept, None, owed)

@@ -1,6 +1,6 @@
 """Random access into a log: the checkpointed fold of one line, and every view of it.
 
-Job: fold a log once (through `fold`, so with its rules) and keep, every K entries, a checkpoint of what
+Job: fold a log once (through `fold`, or the verifying fold when it verifies: the same rules) and keep, every K entries, a checkpoint of what
 every view needs: the exact persisted snapshot (compact JSON bytes) and, when the caller passes a
 ledger factory, a copy of the runtime's effect ledger; with `verify=True` the same pass checks every
 recorded stateHash. The state after any entry then costs one restore plus at most K transitions, and a
@@ -32,6 +32,7 @@ from .entries import recorded_state_hash
 from .fold import FoldErrors, Ledger, LedgerFactory, Step, check_entry_machine, fold, late_init, seed
 from .replay import check_verify_mode
 from .verification import Divergence, VerificationReport, Verifier
+from .verifying_fold import verifying_fold
 
 __all__ = ["Point", "Timeline", "default_checkpoint_interval"]
 
@@ -223,11 +224,20 @@ class Timeline:
 
     def _fold_frontier(self, stop: int) -> None:
         step: Step | None = None
-        for step in fold(
-            self._machine, _span(self._entries, self._frontier + 1, stop + 1),
-            start=(self._frontier, self._frontier_snapshot), check_version=False, errors=self._errors,
-        ):
-            self._take(step)
+        span = _span(self._entries, self._frontier + 1, stop + 1)
+        start = (self._frontier, self._frontier_snapshot)
+        if self._verifier is not None:  # the one verifying fold (verifying_fold.py); it hands each Step on
+            last: list[Step] = []
+
+            def keep(taken: Step) -> None:
+                self._keep(taken)
+                last[:] = (taken,)
+
+            verifying_fold(self._verifier, span, start=start, check_version=False, errors=self._errors, take=keep)
+            step = last[0] if last else None
+        else:
+            for step in fold(self._machine, span, start=start, check_version=False, errors=self._errors):
+                self._keep(step)
         if step is not None:
             self._frontier, self._frontier_snapshot = stop, step.snapshot
             if stop not in self._cache:
@@ -235,15 +245,20 @@ class Timeline:
                 self._remember(Point.of(step, ledger.copy() if ledger is not None else None))
 
     def _take(self, step: Step) -> None:
-        """One step of the checkpoint fold: the ledger and the verifier take it; checkpoints are kept."""
+        """One step of the checkpoint fold taken from outside the fold (a branch's append): the verifier
+        checks it, then it is kept."""
+        if self._verifier is not None:
+            self._verifier.check(step)
+        self._keep(step)
+
+    def _keep(self, step: Step) -> None:
+        """One step of the checkpoint fold, checked already: the ledger takes it; checkpoints are kept."""
         ledger = self._frontier_ledger
         if ledger is not None:
             ledger.step(step)
             if step.index % self._ledger_every == 0:
                 self._ledgers.append(ledger.copy())
         verifier = self._verifier
-        if verifier is not None:
-            verifier.check(step)
         if step.index % self._every == 0:
             self._checkpoints.append(self._snapshot_bytes(step.snapshot))
             if verifier is not None:

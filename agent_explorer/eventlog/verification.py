@@ -24,7 +24,8 @@ from ..canonical.verify_hash import check_state_hash
 from ..errors import AgentLogFormatError, AgentReplayDivergenceError
 from ..plural import plural
 from .entries import USAGE_EVENT_TYPE, recorded_state_hash
-from .fold import Step, fold
+from .fold import Step
+from .verifying_fold import verifying_fold
 
 __all__ = ["Divergence", "DivergenceKind", "VerificationReport", "Verifier", "verify_log"]
 
@@ -155,7 +156,9 @@ class VerificationReport:
 class Verifier:
     """Checks folded steps one at a time and keeps the report's counts: the part of verification that is
     not folding, so `verify_log` and a Timeline that verifies as it builds (the explorer's one fold) share
-    every rule. Feed it every Step of one fold, in order, from the init step on.
+    every rule. Feed it every Step of one fold, in order, from the init step on; or let `verifying_fold` drive it
+    (the loop verify_log, replay and a verifying Timeline use), which checks ordinary entries inline by these
+    same rules and hands it everything else.
 
     After a divergence the fold continues from the *replayed* state (the log records only a hash, not the
     state it hashed). The replayed persisted snapshot is kept on the first `keep_snapshots` divergences.
@@ -163,13 +166,22 @@ class Verifier:
 
     __slots__ = (
         "_hash", "_kept", "_marks", "_persisted", "_previous_index", "_tallies", "checked", "divergences", "entries",
-        "keep_snapshots", "machine", "strict", "unverified", "usage",
+        "hasher", "keep_snapshots", "machine", "raises", "strict", "unverified", "usage",
     )
 
-    def __init__(self, machine: Any, *, strict: bool = False, keep_snapshots: int = 1000) -> None:
+    def __init__(
+        self, machine: Any, *, strict: bool = False, keep_snapshots: int = 1000, raises: bool = False,
+        hasher: Callable[[Any, str | None], str] = check_state_hash,
+    ) -> None:
         self.machine = machine
+        # `hasher(persisted, expected)`: check_state_hash, or anything that returns the same digests
+        # (`state_hash` ignoring `expected`, the plain path the tests hold the verifying fold to)
+        self.hasher = hasher
         self.strict = strict
         self.keep_snapshots = keep_snapshots
+        # replay's rules: the first "state" or "missing-verification" problem raises replay's error, and the
+        # entries' index fields are not checked (replay never checked them)
+        self.raises = raises
         self.divergences: list[Divergence] = []
         self.entries = self.checked = self.unverified = self.usage = 0
         self._kept = 0
@@ -212,7 +224,9 @@ class Verifier:
         the entries themselves (no fold: a hash is checked where one is recorded). The divergences are this
         verifier's below the cut.
         """
-        clone = Verifier(self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots)
+        clone = Verifier(
+            self.machine, strict=self.strict, keep_snapshots=self.keep_snapshots, raises=self.raises, hasher=self.hasher
+        )
         clone.divergences = [d for d in self.divergences if d.index < stop]
         clone._kept = sum(1 for d in clone.divergences if d.persisted_snapshot is not None)
         raised = {d.index for d in clone.divergences if d.kind == "exception"}
@@ -252,7 +266,7 @@ class Verifier:
         if type(recorded_index) is not int and not isinstance(recorded_index, int):
             recorded_index = None
         previous = self._previous_index
-        if recorded_index is not None and (position == 0 or previous is not None):
+        if recorded_index is not None and not self.raises and (position == 0 or previous is not None):
             expected_index = 0 if position == 0 else previous + 1
             if recorded_index != expected_index:
                 self._sequence(step, recorded_index, expected_index)
@@ -272,23 +286,34 @@ class Verifier:
         if expected is None:
             self.unverified += 1
             if self.strict:
-                self._record(
-                    step, "missing-verification",
-                    f"Entry {position} carries no verification.stateHash (strict verification).", None, None, None,
-                )
+                self.missing(step)
             return
         if self._hash is None:
             self._persisted = self.machine.get_persisted_snapshot(step.snapshot)
             # orjson's speed; exact (and strict) wherever it differs from the record (canonical/verify_hash.py)
-            self._hash = check_state_hash(self._persisted, expected)
+            self._hash = self.hasher(self._persisted, expected)
         self.checked += 1
         if self._hash != expected:
-            self._record(
-                step, "state",
-                f"Entry {position} (event {step.event_type!r}) recorded stateHash {expected}, the fold "
-                f"derived {self._hash}.",
-                expected, self._hash, self._persisted,
-            )
+            self.diverged(step, expected, self._hash, self._persisted)
+
+    def missing(self, step: Step) -> None:
+        """Record (or, for replay, raise) that the entry of `step` carries no hash under strict verification."""
+        if self.raises:
+            raise missing_verification(step.entry, step.index)
+        self._record(
+            step, "missing-verification",
+            f"Entry {step.index} carries no verification.stateHash (strict verification).", None, None, None,
+        )
+
+    def diverged(self, step: Step, expected: Any, actual: str, persisted: dict[str, Any] | None) -> None:
+        """Record (or, for replay, raise) that the fold derived `actual` where the entry recorded `expected`."""
+        if self.raises:
+            raise state_divergence(step.entry, step.index, expected, actual)
+        self._record(
+            step, "state",
+            f"Entry {step.index} (event {step.event_type!r}) recorded stateHash {expected}, the fold derived {actual}.",
+            expected, actual, persisted,
+        )
 
     def _sequence(self, step: Step, recorded: int, expected: int) -> None:
         self._record(
@@ -328,6 +353,36 @@ class Verifier:
         )
 
 
+def state_divergence(entry: Mapping[str, Any], index: int, expected: str, actual: str) -> AgentReplayDivergenceError:
+    event = entry.get("event")
+    event_type = event.get("type") if isinstance(event, Mapping) else None
+    return AgentReplayDivergenceError(
+        f"Replay diverged at entry {index} (id {entry.get('id')!r}, event {event_type!r}): the log "
+        f"recorded stateHash {expected}, the fold derived {actual}. The machine no longer derives "
+        "the recorded state: a guard, action or input builder is impure (time, randomness) or its "
+        "semantics changed without a version bump, or the entry was edited. verify_log(machine, "
+        "entries) lists every divergence; compare_machines(old, new, entries) shows why.",
+        event_id=entry.get("id"),
+        index=index,
+        kind="state",
+        expected_hash=expected,
+        actual_hash=actual,
+        event=event,
+    )
+
+
+def missing_verification(entry: Mapping[str, Any], index: int) -> AgentReplayDivergenceError:
+    return AgentReplayDivergenceError(
+        f"Entry {index} (id {entry.get('id')!r}) carries no verification.stateHash, and "
+        "verify='strict' requires one on every entry. Re-record with hashing on, or replay with "
+        "verify=True to check only the entries that carry one.",
+        event_id=entry.get("id"),
+        index=index,
+        kind="missing-verification",
+        event=entry.get("event"),
+    )
+
+
 def _error_message(step: Step) -> str:
     error = step.error
     if isinstance(error, AgentLogFormatError):
@@ -360,12 +415,9 @@ def verify_log(
     callback throttles itself; the CLI draws a bar with it).
     """
     verifier = Verifier(machine, strict=strict, keep_snapshots=keep_snapshots)
-    snapshot = None
-    for step in fold(machine, entries, check_version=check_version, errors="record"):
-        if progress is not None and step.index:
-            progress(step.index)
-        verifier.check(step)
-        snapshot = step.snapshot
+    _, snapshot, _ = verifying_fold(
+        verifier, entries, check_version=check_version, errors="record", progress=progress, actions=False
+    )
     if progress is not None:
         progress(verifier.entries)
     return verifier.report(snapshot)
