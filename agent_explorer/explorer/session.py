@@ -178,14 +178,14 @@ class Session:
 
     # -- the background fold ---------------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Every panel is built: fold a lazy recording on a worker thread, and draw the cursor."""
+    def start(self, at: int = 0) -> None:
+        """Every panel is built: fold a lazy recording on a worker thread, and draw the cursor at `at`."""
         with self.lock:  # the worker's first event waits until the panels have shown the opening
             if self.lazy:
                 self.folder = threading.Thread(target=self._fold, name="agent-explorer-fold", daemon=True)
                 self.folder.start()
             self.publish(Opened(self.lazy))
-            self.goto(self.index)
+            self.goto(at)
 
     @property
     def folding(self) -> bool:

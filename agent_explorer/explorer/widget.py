@@ -28,8 +28,7 @@ from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
 from .export import export_html
 from .hop import KernelHop
-from .messages import error_reply, parse_message
-from .panels.base import Panel, Traits, route
+from .panels.base import Panel, Router, Traits
 from .panels.chart import ChartPanel
 from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
@@ -154,13 +153,12 @@ class Explorer(HoppingWidget):
             self, machine, root, hop=self.hop, usage=None if lazy else UsageIndex(root.entries), page_size=page_size,
             prices=priced, store=store, thread_id=thread_id, compare_with=compare_with, lazy=lazy)
         self._panels = [kind(session, Traits(session, kind.TRAITS)) for kind in self.PANELS]
-        self._handlers = route(self._panels)
+        self._on_message = Router(self._panels, lambda reply: self.send(reply))  # each kind to its one panel
+        self._handlers = self._on_message.handlers
         self._lineage, self._verification = self._panel(LineagePanel), self._panel(VerificationPanel)
         self._table, self._search, self._usage = self._panel(TablePanel), self._panel(SearchPanel), self._panel(UsagePanel)
         self.on_msg(self._on_message)
-        if follow:
-            session.index = len(root.entries) - 1  # a live run opens where it is now, so the cursor rides the tail
-        session.start()
+        session.start(at=len(root.entries) - 1 if follow else 0)  # a live run opens at its tail, to ride it
         if follow:
             self.follow()
 
@@ -225,16 +223,6 @@ class Explorer(HoppingWidget):
             f"Explorer(machine={info.get('machineId')!r} v{info.get('machineVersion')}, "
             f"entries={len(self)}, index={self.index}, line={self._session.line.name!r}, verification={status!r})"
         )
-
-    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Every message from the front end: checked against its protocol shape once, here (a bad one is answered
-        with an `error` reply, not a KeyError in a panel), then handed to the one panel that answers its kind."""
-        try:
-            message = parse_message(content)
-        except AgentError as error:
-            self.send(error_reply(error, content))
-            return
-        self._handlers[message["kind"]](message)
 
     # -- verification -----------------------------------------------------------------------------------------
 

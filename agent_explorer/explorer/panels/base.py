@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
+from ...errors import AgentError
+from ..messages import error_reply, parse_message
 from ..protocol import (
     BranchComparisonView,
     ComposerView,
@@ -31,7 +33,7 @@ from ..protocol import (
 if TYPE_CHECKING:
     from ..session import Session
 
-__all__ = ["Handler", "Panel", "Traits", "route"]
+__all__ = ["Handler", "Panel", "Router", "Traits"]
 
 # A panel's answer to one message kind. It gets that kind's message already checked against its protocol type
 # (explorer/messages.py), so each handler is annotated with it (`TableMessage`...) and reads fields, not `.get`s.
@@ -113,12 +115,24 @@ class Panel:
         return {}
 
 
-def route(panels: list[Panel]) -> dict[str, Handler]:
-    """Each message kind to the one panel that answers it (two answering one kind is a wiring error)."""
-    handlers: dict[str, Handler] = {}
-    for panel in panels:
-        for kind, handler in panel.handlers().items():
-            if kind in handlers:
-                raise AssertionError(f"two panels answer the message kind {kind!r}")
-            handlers[kind] = handler
-    return handlers
+class Router:
+    """Every message from the front end (the widget's `on_msg` callback): checked against its protocol shape once,
+    here (a bad one is answered with an `error` reply, not a KeyError in a panel), then handed to the one panel that
+    answers its kind. Two panels answering one kind is a wiring error."""
+
+    def __init__(self, panels: list[Panel], reply: Callable[[Any], None]) -> None:
+        self.handlers: dict[str, Handler] = {}
+        for panel in panels:
+            for kind, handler in panel.handlers().items():
+                if kind in self.handlers:
+                    raise AssertionError(f"two panels answer the message kind {kind!r}")
+                self.handlers[kind] = handler
+        self._reply = reply
+
+    def __call__(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        try:
+            message = parse_message(content)
+        except AgentError as error:
+            self._reply(error_reply(error, content))
+            return
+        self.handlers[message["kind"]](message)
