@@ -77,6 +77,11 @@ class HoppingWidget(anywidget.AnyWidget):
         with self.hop.lock:
             super().set_state(sync_data)
 
+    def _handle_msg(self, msg: Any) -> None:
+        if self.hop is not None:
+            self.hop.adopt()  # the kernel answers this widget on this thread (a subshell's, with ipykernel 7)
+        super()._handle_msg(msg)
+
 
 class Explorer(HoppingWidget):
     """A recorded run, opened: statechart, index slider, event table, state, divergence and usage panels.

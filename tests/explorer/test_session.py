@@ -165,6 +165,47 @@ async def test_a_worker_threads_writes_reach_the_browser_only_on_the_loop(machin
     assert [(thread, state.get("index")) for thread, _, state in sent][:1] == [(home, 2)]
 
 
+def test_a_kernel_thread_answering_the_widget_sends_from_itself_and_takes_the_workers_messages(
+    machine: Any, entries: Any
+) -> None:
+    """ipykernel 7 may hand a widget's messages to a subshell: a thread of the kernel with a loop of its own. The
+    widget answers there (a burst of slider moves still draws only the newest, on that loop's next turn), and a
+    worker's writes are then sent from there, so a long cell on the main shell does not hold the view back."""
+    home_loop = asyncio.new_event_loop()
+    try:
+        ex = home_loop.run_until_complete(_made_on_a_loop(machine, entries))  # its home: this thread, this loop
+    finally:
+        home_loop.close()  # the main shell's loop no longer runs: only the subshell can send now
+    sent = _recording_sends(ex)
+    subshell = asyncio.new_event_loop()
+    thread = threading.Thread(target=subshell.run_forever, name="subshell", daemon=True)
+    thread.start()
+    try:
+        def browser_moves(*indices: int) -> None:  # what ipywidgets does with each update message from the front end
+            for i in indices:
+                ex._handle_msg({"content": {"data": {"method": "update", "state": {"index": i}, "buffer_paths": []}},
+                                "buffers": []})
+
+        subshell.call_soon_threadsafe(browser_moves, 3, 4, 5)
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0.05), subshell).result(10)
+        assert ex.index == 5 and ex.frame["index"] == 5
+        frames = [state["frame"]["index"] for _, _, state in sent if "frame" in state]
+        assert frames == [5], frames  # one frame for the burst, the newest
+        sent.clear()
+        _in_a_worker(lambda: ex._session.goto(7))
+        assert ex.index == 7
+        asyncio.run_coroutine_threadsafe(asyncio.sleep(0.05), subshell).result(10)
+        assert [(thread, state.get("index")) for thread, _, state in sent] == [("subshell", 7)]
+    finally:
+        subshell.call_soon_threadsafe(subshell.stop)
+        thread.join(10)
+        subshell.close()
+
+
+async def _made_on_a_loop(machine: Any, entries: Any) -> Explorer:
+    return Explorer(machine, entries)
+
+
 def test_with_no_loop_running_a_write_is_sent_inline(machine: Any, entries: Any) -> None:
     ex = Explorer(machine, entries)  # plain Python: nothing to hop to
     sent = _recording_sends(ex)
