@@ -126,27 +126,14 @@ class Explorer(HoppingWidget):
     PANELS: tuple[type[Panel], ...] = (ChartPanel, LineagePanel, CursorPanel, TablePanel, VerificationPanel,
                                        SearchPanel, UsagePanel, CoveragePanel, ComposerPanel, LivePanel)
 
-    def __init__(
-        self,
-        machine: Any,
-        entries: Sequence[Mapping[str, Any]],
-        compare_with: Any = None,
-        *,
-        store: Any = None,
-        thread_id: str | None = None,
-        verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
-        page_size: int = 100,
-        check_version: bool = True,
-        prices: Mapping[str, Mapping[str, float]] | None = None,
-        follow: bool = False,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, machine: Any, entries: Sequence[Mapping[str, Any]], compare_with: Any = None, *,
+                 store: Any = None, thread_id: str | None = None,
+                 verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
+                 page_size: int = 100, check_version: bool = True,
+                 prices: Mapping[str, Mapping[str, float]] | None = None, follow: bool = False, **kwargs: Any) -> None:
         priced = _checked(entries, verify, prices)
         super().__init__(**kwargs)
-        self.machine = machine
-        self.compare_with = compare_with
-        self.store = store
-        self.thread_id = thread_id
+        self.machine, self.compare_with, self.store, self.thread_id = machine, compare_with, store, thread_id
         # True folds (and verifies) before returning whatever the length; "auto" does so up to SYNC_VERIFY_LIMIT.
         lazy = verify == "background" or (verify is not True and len(entries) > SYNC_VERIFY_LIMIT)
         timeline = _open(machine, entries, lazy=lazy, check_version=check_version, verify=verify is not False)
@@ -161,7 +148,8 @@ class Explorer(HoppingWidget):
         self._on_message = Router(self._panels, lambda reply: self.send(reply))  # each kind to its one panel
         self._handlers = self._on_message.handlers
         self._lineage, self._verification = self._panel(LineagePanel), self._panel(VerificationPanel)
-        self._table, self._search, self._usage = self._panel(TablePanel), self._panel(SearchPanel), self._panel(UsagePanel)
+        self._table, self._search = self._panel(TablePanel), self._panel(SearchPanel)
+        self._usage = self._panel(UsagePanel)
         self.on_msg(self._on_message)
         session.start(at=len(root.entries) - 1 if follow else 0)  # a live run opens at its tail, to ride it
         if follow:
