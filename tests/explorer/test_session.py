@@ -10,13 +10,20 @@ import inspect
 import itertools
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sample_run import long_events, make_machine, record, tamper
 
-from agent_explorer import Explorer, Runs, SqliteEventLogStore
+from agent_explorer import (
+    Explorer,
+    Runs,
+    SqliteEventLogStore,
+    create_in_memory_event_log_store,
+    read_log,
+)
 from agent_explorer.explorer import panels
 from agent_explorer.explorer.panels.base import Panel
 from agent_explorer.explorer.panels.chart import ChartPanel
@@ -234,6 +241,31 @@ async def test_a_blocking_cell_reads_the_followed_cursor_while_the_messages_wait
     assert seen[-1] == 29 and ex.frame["index"] == 29 and sent == []
     await asyncio.sleep(0)
     assert len(sent) == 1 and sent[0][2]["index"] == 29
+
+
+async def test_a_followed_run_is_read_right_in_a_blocking_cell_and_sent_when_the_loop_turns() -> None:
+    """What notebook 06 reads while its host appends: `len(ex)`, `ex.index`, `ex.live`, `ex.verification` and
+    `ex.following` are current from the follow thread's writes while the cell blocks; the browser gets them in
+    one merged update, from the kernel's thread, once the loop turns."""
+    entries = list(read_log(shipped_sample_logs_dir() / "support_clean.jsonl"))
+    store = create_in_memory_event_log_store()
+    await store.append(thread_id="live", expected_index=0, entries=entries[:3])
+    ex = Explorer.from_store(store, "live", support_agent, follow=True)
+    try:
+        sent = _recording_sends(ex)
+        await store.append(thread_id="live", expected_index=3, entries=entries[3:8])
+        deadline = time.monotonic() + 60
+        while not (len(ex) == 8 and ex.index == 7):  # a cell that blocks: time.sleep, never an await
+            assert time.monotonic() < deadline, "the follower never caught up"
+            time.sleep(0.01)
+        assert ex.following and ex.live["lastRecordedAt"] == entries[7]["recordedAt"] and ex.live["seq"] >= 1
+        assert ex.verification["checked"] == 8 and ex.length == 8 and ex.frame["index"] == 7
+        assert sent == []  # nothing left from the follow thread
+        await asyncio.sleep(0)
+        assert len(sent) == 1 and sent[0][0] == threading.current_thread().name
+        assert sent[0][2]["index"] == 7 and sent[0][2]["length"] == 8 and "live" in sent[0][2]
+    finally:
+        ex.follow(False)
 
 
 async def test_the_run_lists_worker_writes_reach_the_browser_on_the_loop(
