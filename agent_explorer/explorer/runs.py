@@ -17,7 +17,6 @@ import time
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-import anywidget
 import ipywidgets
 import traitlets
 
@@ -29,10 +28,11 @@ from ..stores.base import EventLogStore
 from ..stores.urls import open_store
 from ..stores.watching import watch_threads
 from . import bundle
+from .hop import KernelHop
 from .prices import Prices
 from .protocol import RunsCounts, RunsProgress
 from .run_list import RunList, make_filter
-from .widget import Explorer
+from .widget import Explorer, HoppingWidget
 
 __all__ = ["REDRAW_EVERY", "Runs"]
 
@@ -41,7 +41,7 @@ __all__ = ["REDRAW_EVERY", "Runs"]
 REDRAW_EVERY = 0.25
 
 
-class Runs(anywidget.AnyWidget):
+class Runs(HoppingWidget):
     """The run list of a store (`Runs(store_or_url, machine)`): one row per thread, a page at a time.
 
     `threads` restricts it to those thread ids (a FleetReport's divergent threads, say); `prices` costs the
@@ -86,7 +86,8 @@ class Runs(anywidget.AnyWidget):
         self.executor = executor
         self.compare_with = compare_with
         self.page_size = page_size
-        self._lock = threading.RLock()
+        self.hop = KernelHop()  # the worker thread's writes reach the browser from the kernel's loop (hop.py)
+        self._lock = self.hop.lock
         self._list = RunList(resolve_state=self._state_path)
         self._summaries = RunSummaries()  # every row folded so far (a thread folded again replaces its row)
         self._lengths: dict[str, int] = {}

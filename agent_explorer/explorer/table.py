@@ -1,14 +1,14 @@
 """The windowed event table: one page of rows at a time, filtered by event type and text.
 
 The browser never holds the whole log: it asks for `page(offset, limit, ...)` and gets at most `limit` small
-rows. Filters are computed once per (type, text) and cached as index lists. Read-only over the entries.
+rows. Filters are computed once per (type, text) and cached as index lists. Read-only over the entries. Not
+thread-safe (the caches grow as it is read): the explorer's session reads it under its one lock.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
-import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -78,14 +78,11 @@ class EventTable:
         self._cache: dict[tuple[str, str], tuple[int, list[int]]] = {}
         self._types: Counter[str] = Counter()
         self._typed_upto = 0
-        # The explorer's background thread pages too (divergence flags); caches must not be extended twice.
-        self._lock = threading.RLock()
 
     def types(self) -> list[list[Any]]:
         """`[[type, count], ...]` most frequent first, for the type filter's menu."""
-        with self._lock:
-            self._count_types()
-            return [[t, c] for t, c in self._types.most_common()]
+        self._count_types()
+        return [[t, c] for t, c in self._types.most_common()]
 
     def _count_types(self) -> None:
         self._types.update(map(_type_of, self.entries[self._typed_upto :]))
@@ -99,8 +96,7 @@ class EventTable:
         needle = (text or "").strip().lower()
         if not type_filter and not needle:
             return None
-        with self._lock:
-            return self._matches(type_filter, needle)
+        return self._matches(type_filter, needle)
 
     def _matches(self, type_filter: str, needle: str) -> list[int]:
         key = (type_filter, needle)

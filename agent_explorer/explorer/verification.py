@@ -5,15 +5,16 @@ Pure data shaping: never folds, never hashes, never touches the log.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..eventlog import compare_machines
 from ..plural import plural
-from .protocol import Verification
+from .protocol import MachinesComparison, Verification
 from .wire import jsonable
 
-__all__ = ["VerificationSummary"]
+__all__ = ["VerificationSummary", "compare_recording"]
 
 
 @dataclass
@@ -104,6 +105,28 @@ class VerificationSummary:
         if self.unverified is not None:
             payload["unverified"] = self.unverified
         return payload
+
+
+def compare_recording(recorder: Any, machine: Any, entries: Sequence[Mapping[str, Any]]) -> MachinesComparison:
+    """Where `machine` parts from `recorder` (the machine that recorded the log), in the notebook's direction:
+    `compare_machines(recorder, today, entries)`, so a change's `before` is the recording's side and `after` the
+    replay's. A failure is the payload's `error`, never raised (the panel shows it)."""
+    try:
+        result = compare_machines(recorder, machine, entries)
+        return {
+            "index": result.index,
+            "diff": jsonable([c.to_dict() for c in (result.diff or [])][:200]),
+            "before": f"recording ({_name(recorder)}, compare_with)",
+            "after": f"replay ({_name(machine)}, this explorer's machine)",
+            "transitionsBefore": list(result.transitions_a),
+            "transitionsAfter": list(result.transitions_b),
+        }
+    except Exception as error:  # noqa: BLE001
+        return {"index": None, "diff": [], "error": f"{type(error).__name__}: {error}"}
+
+
+def _name(machine: Any) -> str:
+    return f"{getattr(machine, 'id', 'machine')} v{getattr(machine, 'version', '?')}"
 
 
 def _field(item: Any, name: str) -> Any:

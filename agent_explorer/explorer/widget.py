@@ -1,8 +1,9 @@
 """`Explorer`: the anywidget time-travel debugger over a recorded run.
 
-The widget only wires its panels (explorer/panels/): it declares the traitlets of the wire protocol
-(explorer/protocol.py), gives each panel write access to the ones it owns, routes each message kind to the
-panel that answers it, and keeps the public methods a notebook calls. Python owns every piece of state; the
+The widget only wires its panels (explorer/panels/) to one session (explorer/session.py, the mediator that owns
+the lock, the line on view, the cursor, the events and the threads): it declares the traitlets of the wire
+protocol (explorer/protocol.py), gives each panel write access to the ones it owns, routes each message kind to
+the panel that answers it, and keeps the public methods a notebook calls. Python owns every piece of state; the
 front end (js/, bundled to static/widget.js) only draws traitlets and sends intents. Never runs machine
 actions, never writes to the log or the store it explores (forks live in memory until `branch.save()`), never
 sends the whole log to the browser.
@@ -10,7 +11,6 @@ sends the whole log to the browser.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -27,8 +27,8 @@ from . import bundle
 from .branches import AppendResult, Branch, BranchComparison, Lineage, open_line
 from .coverage import Coverage
 from .export import export_html
-from .messages import error_reply, parse_message
-from .panels.base import Handler, Panel, Traits, View
+from .hop import KernelHop
+from .panels.base import Panel, Router, Traits
 from .panels.chart import ChartPanel
 from .panels.composer import ComposerPanel
 from .panels.coverage import CoveragePanel
@@ -41,11 +41,11 @@ from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
 from .prices import Prices
-from .recording import RecordingView
 from .search import SearchHits, SearchQuery
+from .session import Session
 from .usage import StoreUsage, UsageIndex, UsageLedger
 
-__all__ = ["SYNC_VERIFY_LIMIT", "Explorer"]
+__all__ = ["SYNC_VERIFY_LIMIT", "Explorer", "HoppingWidget"]
 
 # Up to this many entries the line is folded (and verified) before the widget is returned, so the banner is
 # right at once; above it the widget opens at once and the one fold runs on a worker thread (in the chunks of
@@ -56,7 +56,34 @@ SYNC_VERIFY_LIMIT = 20_000
 P = TypeVar("P", bound=Panel)
 
 
-class Explorer(anywidget.AnyWidget):
+class HoppingWidget(anywidget.AnyWidget):
+    """An anywidget whose state updates leave through one `KernelHop` (`self.hop`, set by the subclass): written
+    from any thread, sent from the kernel's loop (hop.py). The browser's own updates are applied under its lock."""
+
+    hop: KernelHop | None = None
+
+    def send_state(self, key: Any = None) -> None:
+        hop = self.hop
+        if hop is None:  # still in ipywidgets' constructor
+            super().send_state(key)
+            return
+        keys = list(self.keys) if key is None else [key] if isinstance(key, str) else list(key)
+        hop.send(keys, super().send_state)
+
+    def set_state(self, sync_data: Any) -> None:
+        if self.hop is None:
+            super().set_state(sync_data)
+            return
+        with self.hop.lock:
+            super().set_state(sync_data)
+
+    def _handle_msg(self, msg: Any) -> None:
+        if self.hop is not None:
+            self.hop.adopt()  # the kernel answers this widget on this thread (a subshell's, with ipykernel 7)
+        super()._handle_msg(msg)
+
+
+class Explorer(HoppingWidget):
     """A recorded run, opened: statechart, index slider, event table, state, divergence and usage panels.
 
     `Explorer(machine, entries)` or `Explorer.from_store(store, thread_id, machine)`; `explorer.index` is
@@ -94,120 +121,42 @@ class Explorer(anywidget.AnyWidget):
     composer = traitlets.Dict().tag(sync=True)
     live = traitlets.Dict().tag(sync=True)
 
-    def __init__(
-        self,
-        machine: Any,
-        entries: Sequence[Mapping[str, Any]],
-        compare_with: Any = None,
-        *,
-        store: Any = None,
-        thread_id: str | None = None,
-        verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
-        page_size: int = 100,
-        check_version: bool = True,
-        prices: Mapping[str, Mapping[str, float]] | None = None,
-        follow: bool = False,
-        **kwargs: Any,
-    ) -> None:
-        if not entries:
-            raise AgentError(
-                "Explorer needs a log with at least its @agent.init entry; got an empty log", code="empty-log"
-            )
-        if verify not in (True, False, "auto", "background"):
-            raise AgentError(f"verify must be True, False, 'auto' or 'background', not {verify!r}",
-                             code="invalid-verify-mode")
-        priced = Prices(prices)  # a bad price list is refused before anything is folded
+    # Each panel is built from the session and its own traits only; the order here is no dependency (the session
+    # delivers its events run-to-completion, and tests/explorer/test_session.py builds them in reverse).
+    PANELS: tuple[type[Panel], ...] = (ChartPanel, LineagePanel, CursorPanel, TablePanel, VerificationPanel,
+                                       SearchPanel, UsagePanel, CoveragePanel, ComposerPanel, LivePanel)
+
+    def __init__(self, machine: Any, entries: Sequence[Mapping[str, Any]], compare_with: Any = None, *,
+                 store: Any = None, thread_id: str | None = None,
+                 verify: bool | str = "auto",  # True (before returning) / "auto" (by length) / "background" / False
+                 page_size: int = 100, check_version: bool = True,
+                 prices: Mapping[str, Mapping[str, float]] | None = None, follow: bool = False, **kwargs: Any) -> None:
+        priced = _checked(entries, verify, prices)
         super().__init__(**kwargs)
-        self.machine = machine
-        self.compare_with = compare_with
-        self.store = store
-        self.thread_id = thread_id
+        self.machine, self.compare_with, self.store, self.thread_id = machine, compare_with, store, thread_id
         # True folds (and verifies) before returning whatever the length; "auto" does so up to SYNC_VERIFY_LIMIT.
         lazy = verify == "background" or (verify is not True and len(entries) > SYNC_VERIFY_LIMIT)
-        timeline = self._open(machine, entries, lazy=lazy, check_version=check_version, verify=verify is not False)
+        timeline = _open(machine, entries, lazy=lazy, check_version=check_version, verify=verify is not False)
         root = Branch.of_run(machine, timeline, store=store, thread_id=thread_id)
-        self._lock = threading.RLock()
+        self.hop = KernelHop()
         # A long log opens before its one-pass indexes exist: the usage sums and type counts are built by the
-        # background thread (frames say `usage: None` until then), as is the line's fold.
-        view = self._view = View(machine, root, None if lazy else UsageIndex(root.entries), page_size=page_size,
-                                 prices=priced)
-
-        self._panels: list[Panel] = []
-        self._chart = self._panel(ChartPanel)
-        self._lineage = self._panel(LineagePanel, store=store, compare_with=compare_with,
-                                    show=lambda line: self.checkout(line))
-        self._cursor = self._panel(CursorPanel, lock=self._lock,
-                                   recording=RecordingView(machine, root.entries, compare_with),
-                                   folding=self._folding)
-        self._table = self._panel(TablePanel, types=not lazy, cursor_index=lambda: self.index)
-        self._verification = self._panel(VerificationPanel, lock=self._lock, compare_with=compare_with,
-                                         on_summary=self._on_summary)
-        self._search = self._panel(SearchPanel)
-        self._usage = self._panel(UsagePanel, label=thread_id or "this run")
-        self._coverage = self._panel(CoveragePanel)
-        self._composer = self._panel(ComposerPanel, lineage=self._lineage, cursor_index=lambda: self.index,
-                                     show=lambda line, at: self.checkout(line, index=at))
-        self._live = self._panel(LivePanel, store=store, thread_id=thread_id, lock=self._lock, cursor=self._cursor,
-                                 show_grown=self._show_grown, checkout_recording=lambda: self.checkout(None))
-        self._cursor.on_moved(self._table.follow)
-        self._cursor.on_moved(self._composer.refresh)
-        self._cursor.on_moved(self._live.at_tail)
-        view.on_line(lambda _line: self._usage_label())
-        self._handlers: dict[str, Handler] = {}
-        for panel in self._panels:
-            for kind, handler in panel.handlers().items():
-                if kind in self._handlers:
-                    raise AssertionError(f"two panels answer the message kind {kind!r}")
-                self._handlers[kind] = handler
+        # session's background thread (frames say `usage: None` until then), as is the line's fold.
+        session = self._session = Session(
+            self, machine, root, hop=self.hop, usage=None if lazy else UsageIndex(root.entries), page_size=page_size,
+            prices=priced, store=store, thread_id=thread_id, compare_with=compare_with, lazy=lazy)
+        self._panels = [kind(session, Traits(session, kind.TRAITS)) for kind in self.PANELS]
+        self._on_message = Router(self._panels, lambda reply: self.send(reply))  # each kind to its one panel
+        self._handlers = self._on_message.handlers
+        self._lineage, self._verification = self._panel(LineagePanel), self._panel(VerificationPanel)
+        self._table, self._search = self._panel(TablePanel), self._panel(SearchPanel)
+        self._usage = self._panel(UsagePanel)
         self.on_msg(self._on_message)
-
-        if lazy:
-            self._verification.start_background(on_chunk=self._cursor.deliver_deferred,
-                                                on_indexes=self._indexes_in_background,
-                                                on_done=self._background_done)
-        else:
-            self._verification.show_line(root)
-            self._verification.compare()
-        self._cursor.flush()
+        session.start(at=len(root.entries) - 1 if follow else 0)  # a live run opens at its tail, to ride it
         if follow:
-            self.index = len(root.entries) - 1  # a live run opens where it is now, so the cursor rides the tail
             self.follow()
 
-    def _panel(self, kind: type[P], **dependencies: Any) -> P:
-        panel = kind(self._view, Traits(self, kind.TRAITS), **dependencies)
-        self._panels.append(panel)
-        return panel
-
-    @staticmethod
-    def _open(machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any) -> Timeline:
-        try:
-            return open_line(machine, entries, **options)
-        except AgentMachineVersionMismatchError as error:
-            raise AgentMachineVersionMismatchError(
-                f"{error.message} To see where this machine parts from the recording, open the log "
-                "anyway with Explorer(machine, entries, check_version=False) (divergences are then "
-                "shown), or pass the recording machine and compare_with=this one."
-            ) from error
-
-    def _on_summary(self, summary: Any) -> None:
-        self._table.set_divergent(summary.divergent)
-        self._cursor.set_divergent(summary.divergent)
-
-    def _indexes_in_background(self) -> None:
-        """The one-pass indexes a long log opens without: usage prefix sums and event type counts."""
-        usage = UsageIndex(self._view.root.entries)
-        with self._lock:
-            if self._view.line is self._view.root:
-                self._view.usage = usage
-                self._usage.indexes_ready()
-                self._table.types_ready()
-                self._cursor.usage_ready()
-
-    def _folding(self) -> bool:
-        return self._verification.folding
-
-    def _background_done(self) -> None:
-        self._cursor.deliver_deferred(final=True)
+    def _panel(self, kind: type[P]) -> P:
+        return next(panel for panel in self._panels if isinstance(panel, kind))
 
     # -- a live run -------------------------------------------------------------------------------------------
 
@@ -215,33 +164,11 @@ class Explorer(anywidget.AnyWidget):
         """Follow the thread as its host appends to it (`follow(False)` stops; following again catches up on
         what arrived meanwhile). New entries extend the recording's one fold; at the tail the cursor stays at the
         tail, anywhere else it stays where it is and the widget offers a jump to the new entries."""
-        self._live.follow(on)
+        self._session.follower.follow(on)
 
     @property
     def following(self) -> bool:
-        return self._live.following
-
-    def _show_grown(self, index: int | None) -> None:
-        """The line on view grew (a followed recording, an append on the branch on view): every view catches up
-        with its new entries and keeps what it holds of the line (page, search hits, comparison), unlike a line
-        switch. `index`: where the cursor goes (None: it stays)."""
-        view = self._view
-        with self._lock:
-            line = view.line
-            if view.usage is not None:
-                view.usage.grown()  # idempotent: a followed batch was indexed as it arrived
-                self._usage.indexes_ready()
-            self._table.types_ready()
-            self._cursor.grown()
-            self._lineage.draw()  # the tree shows each line's length
-        self._verification.show_line(line)
-        self._table.refresh()  # before the cursor moves: the move then pages the table onto the new tail
-        if index is not None:
-            self._cursor.move_to(index)
-
-    def _usage_label(self) -> None:
-        line = self._view.line
-        self._usage.label = line.thread_id or (self.thread_id or "this run" if line.is_root else line.name)
+        return self._session.follower.following
 
     # -- construction from a store ------------------------------------------------------------------------
 
@@ -261,30 +188,25 @@ class Explorer(anywidget.AnyWidget):
     @traitlets.validate("index")
     def _clamp_index(self, proposal: Any) -> int:
         value = int(proposal["value"])
-        return self._cursor.clamp(value) if hasattr(self, "_cursor") else value
-
-    @traitlets.observe("index")
-    def _on_index(self, change: Any) -> None:
-        if hasattr(self, "_cursor"):
-            self._cursor.moved(change["new"], from_browser="index" in getattr(self, "_property_lock", {}))
+        return self._session.clamp(value) if hasattr(self, "_session") else value
 
     @property
     def snapshot(self) -> Any:
         """The snapshot after entry `index` (from the checkpointed timeline; never a refold from 0)."""
-        return self._view.line.timeline.state_at(self.index)
+        return self._session.line.timeline.state_at(self.index)
 
     @property
     def entry(self) -> Mapping[str, Any]:
         """The log entry at `index`, as recorded."""
-        return self._view.entries[self.index]
+        return self._session.entries[self.index]
 
     @property
     def entries(self) -> list[Mapping[str, Any]]:
         """The entries of the line on view (the recording, or the branch checked out)."""
-        return self._view.entries
+        return self._session.entries
 
     def __len__(self) -> int:
-        return len(self._view.entries)
+        return len(self._session.entries)
 
     def __repr__(self) -> str:
         # ipywidgets' default repr lists every trait (the DOT source, the frame...): far too much for a REPL.
@@ -292,24 +214,15 @@ class Explorer(anywidget.AnyWidget):
         status = (self.verification or {}).get("status")
         return (
             f"Explorer(machine={info.get('machineId')!r} v{info.get('machineVersion')}, "
-            f"entries={len(self)}, index={self.index}, line={self._view.line.name!r}, verification={status!r})"
+            f"entries={len(self)}, index={self.index}, line={self._session.line.name!r}, verification={status!r})"
         )
-
-    def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        """Every message from the front end: checked against its protocol shape once, here (a bad one is answered
-        with an `error` reply, not a KeyError in a panel), then handed to the one panel that answers its kind."""
-        try:
-            message = parse_message(content)
-        except AgentError as error:
-            self.send(error_reply(error, content))
-            return
-        self._handlers[message["kind"]](message)
 
     # -- verification -----------------------------------------------------------------------------------------
 
     def wait_verified(self, timeout: float | None = None) -> dict[str, Any]:
         """Block until a background fold finished; returns the `verification` payload."""
-        return self._verification.wait(timeout)
+        self._session.wait_folded(timeout)
+        return dict(self.verification)
 
     @property
     def first_divergence(self) -> int | None:
@@ -321,23 +234,23 @@ class Explorer(anywidget.AnyWidget):
         """Draw these compound or parallel states as one box each, naming the active state inside: a chart too
         large to read whole reads in parts. A state is named by its id (`"#watch.main.displays"` or without
         the `#`) or its path of keys (`"main.displays"`). Clicking a state's title in the chart does the same."""
-        self._chart.collapse(states)
+        self._panel(ChartPanel).collapse(states)
 
     def expand(self, *states: str) -> None:
         """Draw these collapsed states whole again; with no argument, every collapsed state."""
-        self._chart.expand(states or None)
+        self._panel(ChartPanel).expand(states or None)
 
     @property
     def collapsed(self) -> list[str]:
         """The ids of the states drawn collapsed."""
-        return self._chart.collapsed
+        return self._panel(ChartPanel).collapsed
 
     # -- lines: branches, the composer, pending work ----------------------------------------------------------
 
     @property
     def line(self) -> Branch:
         """The line on view: the recording (`explorer.branches().root`) or a branch checked out."""
-        return self._view.line
+        return self._session.line
 
     def fork(self, at: int | None = None, *, name: str | None = None) -> Branch:
         """A branch of the line on view holding its `[0, at)` (default: up to and including the current index).
@@ -364,17 +277,7 @@ class Explorer(anywidget.AnyWidget):
         switched: its views catch up with what was appended and keep their page, search hits and comparison. The
         lines themselves are untouched; forks and the composer then work on the line on view.
         """
-        with self._lock:
-            shown = self._view.line
-            line = self._lineage.checkout(branch)
-        target = len(line.entries) - 1 if index is None else index
-        if line is shown:
-            self._show_grown(target)  # no switch: the line on view may have grown (the composer appended to it)
-        elif self.index == target:
-            self._cursor.redraw()
-        else:
-            self.index = target
-        return line
+        return self._lineage.checkout(branch, index)
 
     def compose(self, event: Mapping[str, Any], *, at: int | None = None) -> AppendResult:
         """Send `event` at index `at` (default: the cursor) of the line on view, as the composer does.
@@ -382,7 +285,7 @@ class Explorer(anywidget.AnyWidget):
         At a branch's last index it is appended there; anywhere else the line is forked after `at` first.
         The view then moves to the branch, on the new entry. Returns the `AppendResult`.
         """
-        return self._composer.compose(event, at)
+        return self._panel(ComposerPanel).compose(event, at)
 
     def add_thread(self, thread_id: str) -> Branch:
         """Open another thread of this explorer's store as a branch: one forked with `store.fork` (or saved
@@ -396,7 +299,7 @@ class Explorer(anywidget.AnyWidget):
     def pending(self, at: int | None = None) -> Pending:
         """After entry `at` (default: the cursor) of the line on view: `after` timers armed, children in
         flight with their request ids, and what `steps.replay` says is owed (`.to_pandas()`)."""
-        return self._view.line.pending(self.index if at is None else at)
+        return self._session.line.pending(self.index if at is None else at)
 
     def effects(self, at: int | None = None) -> list[dict[str, Any]]:
         """Effects owed after entry `at` (default: the current index); derived, never executed."""
@@ -404,18 +307,8 @@ class Explorer(anywidget.AnyWidget):
 
     # -- analysis ---------------------------------------------------------------------------------------------
 
-    def search(
-        self,
-        text: str,
-        *,
-        type: str | None = None,
-        regex: bool = False,
-        path: str | None = None,
-        scope: str = "both",
-        case: bool = False,
-        limit: int | None = None,
-        mark: int = 2_000,
-    ) -> SearchHits:
+    def search(self, text: str, *, type: str | None = None, regex: bool = False, path: str | None = None,
+               scope: str = "both", case: bool = False, limit: int | None = None, mark: int = 2_000) -> SearchHits:
         """Hits of `text` (substring, or `regex=True`) in every event and every context, under a JSON `path`.
 
         Each hit is its index (an int) with `.where` ("event" | "context"), `.path`, `.text`, `.until`;
@@ -441,7 +334,7 @@ class Explorer(anywidget.AnyWidget):
     def coverage_counts(self, logs: Any = None, *, store: Any = None,
                         thread_ids: Sequence[str] | None = None, executor: Any = None) -> Coverage:
         """What `coverage()` draws, as counts (no pandas)."""
-        return self._coverage.coverage(logs, store=store, thread_ids=thread_ids, executor=executor)
+        return self._panel(CoveragePanel).coverage(logs, store=store, thread_ids=thread_ids, executor=executor)
 
     @overload
     def usage(self, at: int | None = None, *, compare: Any = None) -> UsageLedger: ...
@@ -457,7 +350,7 @@ class Explorer(anywidget.AnyWidget):
         store's threads of this machine instead (`store_usage`'s `StoreLedger`, a `StoreUsage` per thread, model
         and state, priced with this explorer's prices), read on `executor` when given."""
         if store is not None:  # the run list's store_usage: per thread, model and state
-            return store_usage(store, self.machine, threads=thread_ids, prices=self._view.prices, executor=executor)
+            return store_usage(store, self.machine, threads=thread_ids, prices=self._session.prices, executor=executor)
         if compare is not None:
             self._usage.compare_with = list(compare) if isinstance(compare, (list, tuple)) else [compare]
         return self._usage.ledger(at, compare)
@@ -465,30 +358,58 @@ class Explorer(anywidget.AnyWidget):
     def to_pandas(self) -> Any:
         """The line on view as a DataFrame (`log_to_pandas` with this machine): one row per entry with its replayed
         state; `verified` / `divergent` come from the line's own verification (nothing is hashed again)."""
-        line = self._view.line
-        verdicts = None
-        if line.timeline.verifies and line.timeline.built == len(line.entries):
-            report = line.timeline.verification
-            verdicts = _Verdicts(line.entries, {d.index for d in report.divergences if d.kind in ("state", "exception")})
+        line = self._session.line
+        verdicts = _Verdicts.of(line)
         return log_to_pandas(line.entries, self.machine, check_version=False, verify=verdicts is None,
                              verified=verdicts)
 
     def frame_at(self, index: int) -> dict[str, Any]:
         """The frame the widget draws at `index` of the line on view (what the static export embeds)."""
-        return self._cursor.frame_at(index)
+        return self._panel(CursorPanel).frame_at(index)
 
     def table_row(self, index: int) -> dict[str, Any]:
         """The event table's row for `index` of the line on view."""
-        return dict(self._view.table.row(index))
+        with self._session.lock:
+            return dict(self._session.table.row(index))
 
     def to_html(self, path: str | Path, start: int | None = None, stop: int | None = None) -> Path:
         """One self-contained HTML file of this explorer (chart, log window, state at each index); see export.py."""
         return export_html(self, path, start, stop)
 
 
+def _checked(entries: Sequence[Mapping[str, Any]], verify: bool | str, prices: Any) -> Prices:
+    """Refuse what cannot be opened before anything is folded; returns the price list."""
+    if not entries:
+        raise AgentError("Explorer needs a log with at least its @agent.init entry; got an empty log", code="empty-log")
+    if verify not in (True, False, "auto", "background"):
+        raise AgentError(f"verify must be True, False, 'auto' or 'background', not {verify!r}",
+                         code="invalid-verify-mode")
+    return Prices(prices)
+
+
+def _open(machine: Any, entries: Sequence[Mapping[str, Any]], **options: Any) -> Timeline:
+    try:
+        return open_line(machine, entries, **options)
+    except AgentMachineVersionMismatchError as error:
+        raise AgentMachineVersionMismatchError(
+            f"{error.message} To see where this machine parts from the recording, open the log "
+            "anyway with Explorer(machine, entries, check_version=False) (divergences are then "
+            "shown), or pass the recording machine and compare_with=this one."
+        ) from error
+
+
 class _Verdicts(Mapping[int, "bool | None"]):
     """A line's verification as index -> verdict (True: its recorded hash matched; False: it did not, or the
     entry could not be folded; None: no hash), read off the report without a dict of every index."""
+
+    @classmethod
+    def of(cls, line: Branch) -> _Verdicts | None:
+        """The line's verdicts once its fold verified all of it (None: not verified, or not yet)."""
+        timeline = line.timeline
+        if not timeline.verifies or timeline.built != len(line.entries):
+            return None
+        report = timeline.verification
+        return cls(line.entries, {d.index for d in report.divergences if d.kind in ("state", "exception")})
 
     def __init__(self, entries: Sequence[Mapping[str, Any]], bad: set[int]) -> None:
         self._entries = entries

@@ -159,7 +159,7 @@ def test_the_widget_follows_a_writer_process(backend: Backend, nb: NotebookPage,
         assert root.get_by_test_id("live-jump").count() == 0
         assert root.get_by_test_id("verify-status").text_content() == "verified"
         # The page acknowledges each refresh it drew (the kernel paces refreshes to the browser): the last one too.
-        acknowledged = "print(ex._live._acking and ex._live._acked == ex.live['seq'])"
+        acknowledged = "print(ex._session.follower._acking and ex._session.follower._acked == ex.live['seq'])"
         for _ in range(WAIT // 100):  # asked again and again: a kernel busy waiting would not read the acknowledgement
             if nb.kernel(acknowledged).strip() == "True":
                 break

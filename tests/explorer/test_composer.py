@@ -130,5 +130,5 @@ def test_composing_on_the_branch_on_view_grows_it_without_a_line_switch(ex: Expl
     assert ex.table["query"]["text"] == "APPROVE", "the table keeps the search's filter"
     assert dict(map(tuple, ex.table_types)).get("xstate.done.actor.issueRefund") == 1
     assert verification["status"] == ex.verification["status"]
-    assert ex._view.usage is not None and ex._view.usage.entries is branch.entries
+    assert ex._session.usage is not None and ex._session.usage.entries is branch.entries
     assert [n["length"] for n in ex.lineage["nodes"] if n["id"] == branch.name] == [len(branch.entries)]

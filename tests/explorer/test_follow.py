@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_explorer import Explorer, SqliteEventLogStore, create_in_memory_event_log_store, read_log
-from agent_explorer.explorer.panels import live as live_panel
+from agent_explorer.explorer import follower as live_panel
 from agent_explorer.samples import support_agent
 
 LOGS = Path(__file__).parents[2] / "sample_logs"
@@ -193,7 +193,7 @@ def test_a_front_end_that_acknowledges_gets_at_most_two_refreshes_to_draw(monkey
     store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
     until(lambda: ex.live["seq"] == 1 and ex.length == 4, "the first refresh (no front end has answered yet)")
     _drawn(ex, 1)  # a view drew it: from now on it is waited for
-    until(lambda: ex._live._acking, "the acknowledgement")
+    until(lambda: ex._session.follower._acking, "the acknowledgement")
     for i in (4, 5, 6, 7):
         store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
         until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
@@ -218,7 +218,7 @@ def test_a_divergence_is_shown_at_once_even_while_the_front_end_is_behind(monkey
     store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
     until(lambda: ex.live["seq"] == 1, "the first refresh")
     _drawn(ex, 1)
-    until(lambda: ex._live._acking, "the acknowledgement")
+    until(lambda: ex._session.follower._acking, "the acknowledgement")
     for i in (4, 5, 6):
         store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
         until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
@@ -241,7 +241,7 @@ def test_refreshes_nobody_acknowledges_still_go_and_stopping_shows_everything(mo
     store.sync.append(thread_id="live", expected_index=3, entries=[entries[3]])
     until(lambda: ex.live["seq"] == 1, "the first refresh")
     _drawn(ex, 1)
-    until(lambda: ex._live._acking, "the acknowledgement")
+    until(lambda: ex._session.follower._acking, "the acknowledgement")
     for i in range(4, 9):
         store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
     until(lambda: ex.length == 9 and ex.index == 8, "the views, with nobody acknowledging")
@@ -249,7 +249,7 @@ def test_refreshes_nobody_acknowledges_still_go_and_stopping_shows_everything(mo
     for i in (9, 10, 11):
         store.sync.append(thread_id="live", expected_index=i, entries=[entries[i]])
         until(lambda i=i: len(ex) == i + 1, f"entry {i} folded")
-    until(lambda: ex._live._state["seq"] - ex._live._acked >= 2, "two refreshes in flight")
+    until(lambda: ex._session.follower.state["seq"] - ex._session.follower._acked >= 2, "two refreshes in flight")
     assert ex.length < len(entries)  # the views wait for the browser
     ex.follow(False)
     assert ex.length == len(entries) and ex.index == len(entries) - 1 and ex.verification["checked"] == len(entries)

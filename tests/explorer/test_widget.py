@@ -18,6 +18,7 @@ from agent_explorer.errors import (
 )
 from agent_explorer.eventlog import timeline as timeline_module
 from agent_explorer.explorer import Explorer, bundle, frames, widget
+from agent_explorer.explorer import session as session_module
 from agent_explorer.explorer.panels import verification as verification_panel
 from agent_explorer.explorer.protocol import TRAITS
 
@@ -613,20 +614,32 @@ async def test_from_a_postgres_store_inside_a_running_loop(
             await close()
 
 
-def _stalled_fold(monkeypatch: pytest.MonkeyPatch, at: int = 100) -> threading.Event:
-    """A long-log path whose background fold stops once it has folded `at` entries, until the event is set."""
+class _Stall:
+    """A background fold held at a point: `reached` once it got there, `set()` lets it go on."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self.gate = threading.Event()
+
+    def set(self) -> None:
+        self.gate.set()
+
+
+def _stalled_fold(monkeypatch: pytest.MonkeyPatch, at: int = 100) -> _Stall:
+    """A long-log path whose background fold stops once it has folded `at` entries, until the stall is `set()`."""
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     monkeypatch.setattr(timeline_module, "BUILD_CHUNK", 50)
-    gate = threading.Event()
-    real_progress = verification_panel.VerificationPanel._progress
+    stall = _Stall()
+    real_progress = session_module.Session._folded
 
     def progress(self: Any, done: int, total: int) -> None:
         if done >= at:
-            gate.wait(30)
+            stall.reached.set()
+            stall.gate.wait(30)
         real_progress(self, done, total)
 
-    monkeypatch.setattr(verification_panel.VerificationPanel, "_progress", progress)
-    return gate
+    monkeypatch.setattr(session_module.Session, "_folded", progress)
+    return stall
 
 
 def test_verify_true_verifies_a_long_log_before_returning(
@@ -636,10 +649,10 @@ def test_verify_true_verifies_a_long_log_before_returning(
     monkeypatch.setattr(widget, "SYNC_VERIFY_LIMIT", 50)
     log = record(machine, long_events(200))
     ex = Explorer(machine, log, verify=True)
-    assert ex._verification.worker is None and ex.line.timeline.built == len(log)
+    assert ex._session.folder is None and ex.line.timeline.built == len(log)
     assert ex.verification["status"] == "ok" and ex.verification["checked"] == len(log)
     auto = Explorer(machine, log)
-    assert auto._verification.worker is not None
+    assert auto._session.folder is not None
     assert auto.wait_verified(timeout=30)["status"] == "ok"
 
 
@@ -652,6 +665,7 @@ def test_the_recording_checked_out_after_its_fold_ended_shows_the_final_verifica
     log = record(machine, long_events(300))
     ex = Explorer(machine, log, compare_with=make_machine("2", step=2))
     assert ex.verification["status"] == "pending"
+    assert gate.reached.wait(30)  # the fold is at 100 (the fork below takes over its first entries, verified)
     branch = ex.fork(at=5)
     ex.checkout(branch)
     assert ex.verification["status"] == "ok" and ex.verification["machines"] is None
@@ -675,6 +689,7 @@ def test_the_recording_checked_out_again_during_its_fold_keeps_the_fold_off_the_
     gate = _stalled_fold(monkeypatch)
     log = record(machine, long_events(300))
     ex = Explorer(machine, log)
+    assert gate.reached.wait(30)  # the fold is at 100
     ex.checkout(ex.fork(at=5))
     ex.checkout()  # at the recording's last index, far past the stalled fold
     assert ex.index == len(log) - 1 and ex.frame.get("pending") is True
@@ -710,7 +725,7 @@ def test_entries_a_followed_run_appends_during_the_background_fold_are_folded_by
     gate = _stalled_fold(monkeypatch)
     log = record(machine, long_events(320))
     ex = Explorer(machine, log[:301])
-    ex._live._grow(log[301:])  # a batch from the followed thread (the live panel folds it), while the fold is at 100
+    ex._session.follower._grow(log[301:])  # a batch from the followed thread (the follower folds it), while the fold is at 100
     assert len(ex.line.timeline) == len(log) and ex.line.timeline.built < 301
     gate.set()
     assert ex.wait_verified(timeout=60)["status"] == "ok"

@@ -1,12 +1,12 @@
 """The explorer's panels: small controllers, each owning its traitlets and the messages it answers.
 
-The `Explorer` widget only wires them: it declares the traitlets (each written by exactly one panel, through a
-`Traits` handle limited to its names), routes each message kind to the one panel that handles it, and passes
-every panel its dependencies explicitly (the shared `View`, and the few other panels it calls).
+The `Explorer` widget only lists them (`Explorer.PANELS`): each gets the explorer's session (session.py) and a
+`Traits` handle limited to its own traitlets, subscribes to the session's events and asks the session for what it
+wants done. No panel holds another panel or a callback into the widget (tests/explorer/test_session.py checks).
 """
 
 from __future__ import annotations
 
-from .base import Panel, Traits, View
+from .base import Panel, Traits
 
-__all__ = ["Panel", "Traits", "View"]
+__all__ = ["Panel", "Traits"]

@@ -1,13 +1,19 @@
-"""What every panel is built from: the shared `View` (the line on view and its indexes) and `Traits`, write
-access to the traitlets a panel owns and to nothing else. Never touches the front end directly."""
+"""What every panel is built from: the explorer's `Session` (the line on view, the cursor, the events, the lock)
+and `Traits`, write access to the traitlets a panel owns and to nothing else. Never touches the front end or
+another panel directly.
+
+A panel is a class with `TRAITS` (the traitlets it owns), a constructor taking `(session, traits)` and nothing
+else, subscriptions to the session's events (events.py), and `handlers()` for the message kinds it answers; the
+widget lists it in `Explorer.PANELS`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, Literal, overload
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
-from ..branches import Branch
-from ..prices import Prices
+from ...errors import AgentError
+from ..messages import error_reply, parse_message
 from ..protocol import (
     BranchComparisonView,
     ComposerView,
@@ -23,10 +29,11 @@ from ..protocol import (
     UsageLedgerView,
     Verification,
 )
-from ..table import EventTable
-from ..usage import UsageIndex
 
-__all__ = ["Handler", "Panel", "Traits", "View"]
+if TYPE_CHECKING:
+    from ..session import Session
+
+__all__ = ["Handler", "Panel", "Router", "Traits"]
 
 # A panel's answer to one message kind. It gets that kind's message already checked against its protocol type
 # (explorer/messages.py), so each handler is annotated with it (`TableMessage`...) and reads fields, not `.get`s.
@@ -35,14 +42,15 @@ Nothing = dict[str, None]  # `{}`: what a panel publishes before it has anything
 
 
 class Traits:
-    """The traitlets one panel owns, on one widget: `traits.set("table", page)`, `traits.get("table")`.
+    """The traitlets one panel owns, written through its session: `traits.set("table", page)`, `traits.get("table")`.
 
-    Writing a name the panel does not own raises, so two panels can never fight over a traitlet."""
+    Writing a name the panel does not own raises, so two panels can never fight over a traitlet; every write goes
+    through `Session.write` (under the lock; to the browser on the kernel's loop)."""
 
-    __slots__ = ("_names", "_widget")
+    __slots__ = ("_names", "_session")
 
-    def __init__(self, widget: Any, names: tuple[str, ...]) -> None:
-        self._widget = widget
+    def __init__(self, session: Session, names: tuple[str, ...]) -> None:
+        self._session = session
         self._names = frozenset(names)
 
     # Each traitlet's payload type (protocol.TRAITS), so mypy checks every write a panel makes: a builder that
@@ -81,61 +89,50 @@ class Traits:
     def set(self, name: str, value: Any) -> None:
         if name not in self._names:
             raise AttributeError(f"this panel does not own the traitlet {name!r} (it owns {sorted(self._names)})")
-        setattr(self._widget, name, value)
+        self._session.write(name, value)
 
     def get(self, name: str) -> Any:
         if name not in self._names:
             raise AttributeError(f"this panel does not own the traitlet {name!r} (it owns {sorted(self._names)})")
-        return getattr(self._widget, name)
+        return self._session.read(name)
 
-    def hold(self) -> Any:
+    def hold(self) -> AbstractContextManager[None]:
         """Batch several writes into one comm message (ipywidgets' `hold_sync`)."""
-        return self._widget.hold_sync()
-
-
-class View:
-    """The line on view and what every panel reads of it: the line (recording or branch), its usage index and
-    event table. `show(line)` switches the line and tells every listener, in the order they subscribed."""
-
-    def __init__(self, machine: Any, root: Branch, usage: UsageIndex | None, *, page_size: int = 100,
-                 prices: Prices | None = None) -> None:
-        self.machine = machine
-        self.prices = prices if prices is not None else Prices(None)
-        self.definition: Mapping[str, Any] = machine.definition
-        self.root = root
-        self.line = root
-        self.usage = usage  # None while a long log's background thread builds it
-        self.table = EventTable(root.entries)
-        self.page_size = page_size
-        self._line_listeners: list[Callable[[Branch], None]] = []
-
-    @property
-    def entries(self) -> list[Mapping[str, Any]]:
-        return self.line.entries
-
-    def lines(self) -> list[Branch]:
-        return [self.root, *self.root.descendants()]
-
-    def on_line(self, listener: Callable[[Branch], None]) -> None:
-        self._line_listeners.append(listener)
-
-    def show(self, line: Branch) -> None:
-        self.line = line
-        self.usage = UsageIndex(line.entries)
-        self.table = EventTable(line.entries)
-        for listener in self._line_listeners:
-            listener(line)
+        return self._session.hold()
 
 
 class Panel:
     """A controller of one part of the widget. Subclasses name their traitlets in `TRAITS` and the message kinds
-    they answer in `handlers()`; they get every dependency through their constructor."""
+    they answer in `handlers()`; the session is their only dependency."""
 
     TRAITS: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, view: View, traits: Traits) -> None:
-        self.view = view
+    def __init__(self, session: Session, traits: Traits) -> None:
+        self.session = session
         self.traits = traits
 
     def handlers(self) -> Mapping[str, Handler]:
         return {}
+
+
+class Router:
+    """Every message from the front end (the widget's `on_msg` callback): checked against its protocol shape once,
+    here (a bad one is answered with an `error` reply, not a KeyError in a panel), then handed to the one panel that
+    answers its kind. Two panels answering one kind is a wiring error."""
+
+    def __init__(self, panels: list[Panel], reply: Callable[[Any], None]) -> None:
+        self.handlers: dict[str, Handler] = {}
+        for panel in panels:
+            for kind, handler in panel.handlers().items():
+                if kind in self.handlers:
+                    raise AssertionError(f"two panels answer the message kind {kind!r}")
+                self.handlers[kind] = handler
+        self._reply = reply
+
+    def __call__(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        try:
+            message = parse_message(content)
+        except AgentError as error:
+            self._reply(error_reply(error, content))
+            return
+        self.handlers[message["kind"]](message)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import AgentError
 from ..statechart import collapsible_states, iter_nodes
-from .base import Handler, Panel, Traits, View
+from .base import Handler, Panel, Traits
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["ChartPanel", "UnknownStateError"]
 
@@ -29,11 +32,11 @@ class ChartPanel(Panel):
 
     TRAITS = ("graph",)
 
-    def __init__(self, view: View, traits: Traits) -> None:
-        super().__init__(view, traits)
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
         self._token = "ae" + secrets.token_hex(3)  # two explorers on one page never share an SVG id
-        self._collapsible = collapsible_states(view.definition)
-        self._by_name = _names_of(view.definition, self._collapsible)
+        self._collapsible = collapsible_states(session.definition)
+        self._by_name = _names_of(session.definition, self._collapsible)
         self._collapsed: list[str] = []
         self._draw()
 
@@ -84,7 +87,7 @@ class ChartPanel(Panel):
     def _draw(self) -> None:
         from ..graph import build_graph  # graphviz's DOT writer: the panel imports without it, as analysis does
 
-        self.traits.set("graph", build_graph(self.view.definition, token=self._token, collapsed=self._collapsed).to_json())
+        self.traits.set("graph", build_graph(self.session.definition, token=self._token, collapsed=self._collapsed).to_json())
 
 
 def _names_of(definition: Mapping[str, Any], collapsible: list[str]) -> dict[str, str]:

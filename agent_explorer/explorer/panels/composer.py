@@ -7,17 +7,20 @@ never written (`branch.save()` does that, when the user asks).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import AgentError
-from ..branches import AppendResult, Branch, validate_event
+from ..branches import AppendResult, validate_event
 from ..composer import composer_payload, dry_run
+from ..events import CursorMoved
 from ..pending import pending_at
 from ..protocol import ComposeMessage, ComposerCheck, ComposerMessage, ComposerView
 from ..wire import jsonable
-from .base import Handler, Panel, Traits, View
-from .lineage import LineagePanel
+from .base import Handler, Panel, Traits
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["ComposerPanel"]
 
@@ -25,13 +28,10 @@ __all__ = ["ComposerPanel"]
 class ComposerPanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("composer",)
 
-    def __init__(self, view: View, traits: Traits, *, lineage: LineagePanel, cursor_index: Callable[[], int],
-                 show: Callable[[Branch, int | None], None]) -> None:
-        super().__init__(view, traits)
-        self.lineage = lineage
-        self._cursor = cursor_index
-        self._show = show  # check a line out and put the cursor on an index (the explorer's `checkout`)
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
         self.open = False
+        session.subscribe(CursorMoved, lambda moved: self.refresh(moved.index))
 
     def handlers(self) -> Mapping[str, Handler]:
         return {"composer": self._on_open, "compose-check": self._on_check, "compose-send": self._on_send}
@@ -39,27 +39,29 @@ class ComposerPanel(Panel):
     def refresh(self, index: int | None = None) -> None:
         if not self.open:
             return
-        index = self._cursor() if index is None else index
-        line = self.view.line
+        index = self.session.index if index is None else index
+        line = self.session.line
         try:
             point = line.timeline.point_at(index, traced=False)
             self.traits.set("composer", composer_payload(
-                self.view.machine, point.snapshot, pending_at(point), index=index, line=line.name,
+                self.session.machine, point.snapshot, pending_at(point), index=index, line=line.name,
                 last=not line.is_root and index == len(line.entries) - 1,
             ))
         except Exception as error:  # noqa: BLE001 - the panel says what broke; the explorer stays usable
             self.traits.set("composer", {"index": index, "error": f"{type(error).__name__}: {error}", "choices": []})
 
     def compose(self, event: Mapping[str, Any], at: int | None = None) -> AppendResult:
-        at = self._cursor() if at is None else at
-        line = self.view.line
-        # Refused events must not leave an empty fork behind: validate against the state at `at` first.
-        point = line.timeline.point_at(at, traced=False)
-        validate_event(self.view.machine, point.snapshot, event, pending_at(point))
-        if line.is_root or at != len(line.entries) - 1:
-            line = self.lineage.fork(at + 1)
-        result = line.append(event)
-        self._show(line, result.index)
+        session = self.session
+        with session.lock:
+            at = session.index if at is None else at
+            line = session.line
+            # Refused events must not leave an empty fork behind: validate against the state at `at` first.
+            point = line.timeline.point_at(at, traced=False)
+            validate_event(session.machine, point.snapshot, event, pending_at(point))
+            if line.is_root or at != len(line.entries) - 1:
+                line = line.fork(at + 1)  # the lineage draws it when the session shows it
+            result = line.append(event)
+            session.show(line, result.index)
         return result
 
     def _on_open(self, content: ComposerMessage) -> None:
@@ -67,10 +69,10 @@ class ComposerPanel(Panel):
         self.refresh()
 
     def _on_check(self, content: ComposeMessage) -> None:
-        index = self._cursor()
+        index = self.session.index
         event = content.get("event")
-        point = self.view.line.timeline.point_at(index, traced=False)
-        check = dry_run(self.view.machine, point.snapshot, pending_at(point), event)
+        point = self.session.line.timeline.point_at(index, traced=False)
+        check = dry_run(self.session.machine, point.snapshot, pending_at(point), event)
         checked: ComposerCheck = {**check, "nonce": content.get("nonce")}
         current: ComposerView = self.traits.get("composer")
         view: ComposerView = {**current, "check": checked}
@@ -96,6 +98,6 @@ class ComposerPanel(Panel):
             moved: ComposerView = self.traits.get("composer")
             sent: ComposerView = {**moved, "sent": {
                 "index": result.index, "ignored": result.ignored, "message": result.message,
-                "line": self.view.line.name, "nonce": nonce, "event": jsonable(result.entry.get("event"))}}
+                "line": self.session.line.name, "nonce": nonce, "event": jsonable(result.entry.get("event"))}}
             sent.pop("check", None)
             self.traits.set("composer", sent)

@@ -27,14 +27,14 @@ class CoveragePanel(Panel):
 
     def coverage(self, logs: Any = None, *, store: Any = None, thread_ids: Sequence[str] | None = None,
                  executor: Any = None) -> Coverage:
-        machine = self.view.machine
+        machine = self.session.machine
         if store is not None:
             cov = coverage_of_store(store, machine, thread_ids=thread_ids, executor=executor)
         elif logs is not None:
             cov = coverage_of(machine, logs)
         else:
             # Every line once (the recording and each branch), whichever one is on view.
-            cov = coverage_of(machine, [line.entries for line in self.view.lines()])
+            cov = coverage_of(machine, [line.entries for line in self.session.lines()])
         source = "store" if store is not None else "logs" if logs is not None else "explorer"
         data = cov.to_json()
         data["source"] = source

@@ -8,14 +8,18 @@ here writes to a store except `Branch.save`, which the user calls.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import AgentError
 from ..branches import Branch, BranchComparison, Lineage, adopt_thread
+from ..events import LineChanged, LineGrew
 from ..protocol import CheckoutMessage, Info
 from ..wire import jsonable
-from .base import Handler, Panel, Traits, View
+from .base import Handler, Panel, Traits
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["LineagePanel"]
 
@@ -23,20 +27,18 @@ __all__ = ["LineagePanel"]
 class LineagePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("lineage", "comparison", "info")
 
-    def __init__(self, view: View, traits: Traits, *, store: Any, compare_with: Any = None,
-                 show: Callable[[Branch | None], Branch]) -> None:
-        super().__init__(view, traits)
-        self.store = store
-        self._show = show  # check a line out with the cursor on its last entry (the explorer's `checkout`)
-        machine = view.machine
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
+        machine, compare_with = session.machine, session.compare_with
         traits.set("info", {
-            "machineId": str(getattr(machine, "id", view.definition.get("id"))),
+            "machineId": str(getattr(machine, "id", session.definition.get("id"))),
             "machineVersion": str(getattr(machine, "version", "")),
-            "threadId": view.root.thread_id,
+            "threadId": session.root.thread_id,
             "compareWith": str(getattr(compare_with, "version", "")) if compare_with is not None else None,
-            "line": view.root.name,
+            "line": session.root.name,
         })
-        view.on_line(self._line_changed)
+        session.subscribe(LineChanged, self._line_changed)
+        session.subscribe(LineGrew, lambda _: self.draw())  # the tree shows each line's length
 
     def handlers(self) -> Mapping[str, Handler]:
         return {"checkout": self._on_checkout}
@@ -44,16 +46,17 @@ class LineagePanel(Panel):
     # -- the tree ----------------------------------------------------------------------------------------
 
     def fork(self, at: int, name: str | None = None) -> Branch:
-        branch = self.view.line.fork(at, name=name)
-        self.draw()
+        with self.session.lock:
+            branch = self.session.line.fork(at, name=name)
+            self.draw()
         return branch
 
     def lineage(self) -> Lineage:
         self.draw()
-        return Lineage(self.view.root, self.view.root.descendants(), self.view.line)
+        return Lineage(self.session.root, self.session.root.descendants(), self.session.line)
 
     def draw(self) -> None:
-        root, line = self.view.root, self.view.line
+        root, line = self.session.root, self.session.line
         forks = root.descendants()
         if not forks:
             self.traits.set("lineage", {})
@@ -62,23 +65,24 @@ class LineagePanel(Panel):
         payload["forks"] = sorted({b.forked_at - 1 for b in forks if b.parent is line})
         self.traits.set("lineage", payload)
 
-    def checkout(self, branch: Branch | None) -> Branch:
-        line = self.view.root if branch is None else branch
-        if line is not self.view.root and line not in self.view.root.descendants():
+    def checkout(self, branch: Branch | None, index: int | None = None) -> Branch:
+        """View `branch` (None: the recording) at `index` (default: its last entry), through the session."""
+        root = self.session.root
+        line = root if branch is None else branch
+        if line is not root and line not in root.descendants():
             raise AgentError(f"{line!r} is not a branch of this explorer", code="invalid-argument")
-        if line is not self.view.line:  # the line on view is not switched to again (the explorer catches it up)
-            self.view.show(line)
-        return line
+        return self.session.show(line, index)
 
     def _on_checkout(self, content: CheckoutMessage) -> None:
         name = content["branch"]
-        found = next((b for b in self.view.lines() if b.name == name), None)
+        found = next((b for b in self.session.lines() if b.name == name), None)
         if found is not None:
-            self._show(found)
+            self.session.show(found)
 
-    def _line_changed(self, line: Branch) -> None:
+    def _line_changed(self, changed: LineChanged) -> None:
+        line = changed.line
         current: Info = self.traits.get("info")
-        info: Info = {**current, "threadId": line.thread_id or self.view.root.thread_id,
+        info: Info = {**current, "threadId": line.thread_id or self.session.root.thread_id,
                       "line": line.name}
         self.traits.set("info", info)
         self.traits.set("comparison", {})
@@ -87,7 +91,7 @@ class LineagePanel(Panel):
     # -- comparing two lines -----------------------------------------------------------------------------
 
     def compare(self, branch: Branch) -> BranchComparison:
-        line = self.view.line
+        line = self.session.line
         result = line.diff(branch)
         payload: dict[str, Any] = dict(result.to_json())
         payload["diff"] = jsonable(payload["diff"][:200])
@@ -107,26 +111,27 @@ class LineagePanel(Panel):
     # -- threads of the store ----------------------------------------------------------------------------
 
     def add_thread(self, thread_id: str) -> Branch:
-        if self.store is None:
+        store, root = self.session.store, self.session.root
+        if store is None:
             raise AgentError("add_thread needs an explorer opened with Explorer.from_store", code="invalid-argument")
-        entries = list(self.store.sync.read(thread_id))
-        branch = adopt_thread(self.view.root, thread_id, entries) if entries else None
+        entries = list(store.sync.read(thread_id))
+        branch = adopt_thread(root, thread_id, entries) if entries else None
         if branch is None:
             raise AgentError(
-                f"thread {thread_id!r} shares no entry with {self.view.root.thread_id!r}: it is not a fork of this run",
+                f"thread {thread_id!r} shares no entry with {root.thread_id!r}: it is not a fork of this run",
                 code="invalid-fork",
             )
         self.draw()
         return branch
 
     def find_forks(self, limit: int = 1_000) -> list[Branch]:
-        if self.store is None:
+        if self.session.store is None:
             raise AgentError("find_forks needs an explorer opened with Explorer.from_store", code="invalid-argument")
-        root = self.view.root
+        root = self.session.root
         first = root.entries[0].get("id")
         known = {b.thread_id for b in [root, *root.descendants()]}
         found = []
-        sync = self.store.sync
+        sync = self.session.store.sync
         for info in sync.list_threads(limit=limit):
             thread = info.thread_id
             if thread in known:

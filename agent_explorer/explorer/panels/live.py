@@ -1,229 +1,42 @@
-"""Following a live run: the recording grows as its host appends to the store, and the view keeps up.
+"""A live run, drawn: the `live` badge (following or not, when the writer last appended, how many entries arrived
+past the cursor) and the messages that steer following.
 
-Owns `live` (following or not, when the writer last appended, how many entries arrived past the cursor). The
-watch (`store.watch`, whole committed appends in order) runs on a thread of its own with its own event loop,
-so following works the same in a kernel and in a plain asyncio program, and the caller's loop is never blocked.
-Each batch extends the line's one fold at once (checkpoints, ledger and verification grow; nothing refolds from
-0); the views catch up once per refresh, and a front end that acknowledges each refresh it drew (`live-drawn`)
-gets the next one only then, so a writer faster than the browser can draw merges batches instead of queueing
-them. Never writes to the store.
+Owns `live`. The following itself (the watch thread, the fold of each batch, the flow control that lets a
+browser acknowledge what it drew) is the session's follower (explorer/follower.py); this panel draws what the
+follower says (`LiveChanged`) and hands it the browser's requests. Never writes to the store.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
-from ...errors import AgentError
+from ..events import LiveChanged
 from ..protocol import FollowMessage, JumpToTailMessage, LiveDrawnMessage
-from .base import Handler, Panel, Traits, View
-from .cursor import CursorPanel
+from .base import Handler, Panel, Traits
 
-__all__ = ["ACK_TIMEOUT", "IN_FLIGHT", "LivePanel"]
+if TYPE_CHECKING:
+    from ..session import Session
 
-IN_FLIGHT = 2
-"""Refreshes a front end may have to draw at once: one being drawn and one waiting keeps the browser busy without a
-queue (a third waits, merging whatever arrives meanwhile, until the oldest is acknowledged)."""
-ACK_TIMEOUT = 0.5
-"""Seconds a refresh waits for the front end's acknowledgement before it counts as drawn anyway (no view on
-screen any more, or a kernel busy in a cell, which reads the acknowledgements only afterwards): the views then
-still refresh, IN_FLIGHT times per ACK_TIMEOUT. A widget no front end ever acknowledged refreshes at once."""
+__all__ = ["LivePanel"]
 
 
 class LivePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("live",)
 
-    def __init__(self, view: View, traits: Traits, *, store: Any, thread_id: str | None, lock: threading.RLock,
-                 cursor: CursorPanel, show_grown: Callable[[int | None], None],
-                 checkout_recording: Callable[[], None]) -> None:
-        super().__init__(view, traits)
-        self.store = store
-        self.thread_id = thread_id
-        self._fold_lock = lock  # the explorer's: the line's fold and its views change under it
-        self._cursor = cursor  # where the cursor is, and moving it onto a new tail
-        self._show_grown = show_grown  # the explorer's: every view catches up with the line on view's growth
-        self._checkout_recording = checkout_recording  # the explorer's: view the recording, at its last entry
-        root = view.root
-        self._shown = len(root.entries)  # how much of the recording the views show (a followed run grows first)
-        self._arrived_past_cursor = 0
-        timeline = root.timeline
-        self._divergent_count = len(timeline.verification.divergences) if timeline.verifies else 0  # seen so far
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = threading.Event()
-        self._lock = threading.RLock()
-        self._state: dict[str, Any] = {"following": False, "newEntries": 0, "lastAppendAt": None,
-                                       "lastRecordedAt": None, "error": None, "seq": 0}
-        # Flow control (the follow thread's): a refresh is owed; the newest acknowledged; the front end acknowledges.
-        self._owed = False
-        self._acked = 0
-        self._acking = False
-        self._last: tuple[str, Any] | None = None  # (when the newest batch arrived, its last recordedAt)
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
         traits.set("live", {})
+        session.subscribe(LiveChanged, lambda changed: self.traits.set("live", changed.state))
 
     def handlers(self) -> Mapping[str, Handler]:
         return {"follow": self._on_follow, "jump-to-tail": self._on_jump, "live-drawn": self._on_drawn}
 
+    def _on_follow(self, content: FollowMessage) -> None:
+        self.session.follower.follow(content.get("on", True))
+
     def _on_jump(self, _content: JumpToTailMessage) -> None:
-        self.jump_to_tail()
-
-    # -- the recording's growth (the fold on the follow thread, the views on the home loop) ----------------------
-
-    def _grow(self, batch: Sequence[Mapping[str, Any]]) -> bool:
-        """The follow thread's: a batch of whole committed appends arrived for the recording. It is folded (and
-        hash-checked) now, so `len(ex)` and `ex.usage()` have it; the views catch up in `_show`, which may cover
-        several batches. True when the batch diverged: that is shown at once."""
-        view = self.view
-        timeline = view.root.timeline
-        with self._fold_lock:
-            # Version-checked; folded and verified now (extend folds a caught-up line), else by the background
-            # fold, which folds to the end, this batch included.
-            timeline.extend(batch)
-            if view.line is view.root and view.usage is not None:
-                view.usage.grown()
-            divergent = len(timeline.verification.divergences) if timeline.verifies else 0
-            diverged, self._divergent_count = divergent > self._divergent_count, divergent
-        return diverged
-
-    def _show(self) -> None:
-        """Every view catches up with the recording's growth since it last did: at the tail the cursor moves to
-        the new tail, anywhere else it stays and the entries past it are counted."""
-        view = self.view
-        root = view.root
-        with self._fold_lock:
-            shown, length = self._shown, len(root.entries)
-            self._shown = length
-            if length == shown or view.line is not root:
-                return  # nothing new, or a branch is on view (checking the recording out shows all of it)
-            at_tail = self._cursor.index >= shown - 1
-            if not at_tail:
-                self._arrived_past_cursor += length - shown
-        if not at_tail:
-            self.new_entries(self._arrived_past_cursor)
-        self._show_grown(length - 1 if at_tail else None)
-
-    def jump_to_tail(self) -> None:
-        if self.view.line is not self.view.root:
-            self._checkout_recording()  # the live line is the recording: view it, at its last entry
-        else:
-            self._show()  # the tail the views show is the newest one
-            self._cursor.move_to(len(self.view.entries) - 1)
-
-    def at_tail(self, index: int) -> None:
-        """The cursor moved (a listener of the cursor's): at the tail, no entries are past it any more."""
-        if self._arrived_past_cursor and index >= min(self._shown, len(self.view.entries)) - 1:
-            self._arrived_past_cursor = 0
-            self.new_entries(0)
-
-    @property
-    def following(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def follow(self, on: bool = True) -> None:
-        if not on:
-            self.stop()
-            return
-        if self.store is None or self.thread_id is None:
-            raise AgentError("follow() needs an explorer opened with Explorer.from_store(store, thread_id, machine)",
-                             code="invalid-argument")
-        if self.following:
-            return
-        self._stopping.clear()
-        self._acked = self._state["seq"]  # a refresh the last follow sent is not waited for
-        start = len(self.view.root.entries)  # catch up on what arrived while not following
-        self._thread = threading.Thread(target=self._run, args=(start,), name="agent-explorer-follow", daemon=True)
-        self._publish(following=True, error=None)
-        self._thread.start()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        thread = self._thread
-        if thread is None:
-            return
-        self._stopping.set()
-        loop, task = self._loop, self._task
-        if loop is not None and task is not None:
-            loop.call_soon_threadsafe(task.cancel)
-        if thread is not threading.current_thread():
-            thread.join(timeout)
-        self._thread = None
-        self._publish(following=False)
-
-    def _run(self, start: int) -> None:
-        """The follow thread: its own loop, one watch, each batch handed to the explorer in order."""
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        try:
-            self._task = loop.create_task(self._watch(start))
-            loop.run_until_complete(self._task)
-        except asyncio.CancelledError:
-            pass
-        except Exception as error:  # noqa: BLE001 - a thread has no caller: the widget shows what broke
-            self._publish(following=False, error=f"{type(error).__name__}: {error}")
-        finally:
-            self._loop = self._task = None
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
-
-    async def _watch(self, start: int) -> None:
-        watcher = self.store.watch(self.thread_id, from_index=start)
-        try:
-            async for batch in watcher:
-                if self._stopping.is_set():
-                    break
-                if batch:
-                    self._arrived(batch)
-        finally:
-            await watcher.aclose()
-            self._refresh(now=True)  # what was folded is shown, whatever the front end has to draw
-
-    def _arrived(self, batch: Sequence[Mapping[str, Any]]) -> None:
-        diverged = self._grow(batch)
-        self._last = (datetime.now(UTC).isoformat(timespec="milliseconds"), batch[-1].get("recordedAt"))
-        self._owed = True
-        self._refresh(now=diverged)  # a divergence is shown at once, however much the front end has to draw
-
-    def _refresh(self, *, now: bool = False) -> None:
-        """The follow thread's: the views catch up with the fold, then `live` says so (its `seq` is what the
-        front end acknowledges once drawn)."""
-        if not self._owed or (not now and self._acking and self._state["seq"] - self._acked >= IN_FLIGHT):
-            return  # nothing new, or the front end has enough to draw: an acknowledgement sends it
-        self._owed = False
-        self._show()
-        when, recorded = self._last or (None, None)
-        with self._lock:
-            seq = self._state["seq"] + 1
-            self._publish(lastAppendAt=when, lastRecordedAt=recorded, seq=seq)
-        if self._acking and self._loop is not None:
-            self._loop.call_later(ACK_TIMEOUT, self._ack_overdue, seq)
+        self.session.follower.jump_to_tail()
 
     def _on_drawn(self, content: LiveDrawnMessage) -> None:
-        """A view drew refresh `seq` (the kernel's thread): the next one may go."""
-        seq, loop = content["seq"], self._loop
-        if loop is not None:
-            loop.call_soon_threadsafe(self._drawn, seq)
-
-    def _drawn(self, seq: int) -> None:
-        self._acking = True
-        self._acked = max(self._acked, seq)
-        self._refresh()
-
-    def _ack_overdue(self, seq: int) -> None:
-        if self._acked < seq:  # not acknowledged in time: count it drawn, so the views keep refreshing
-            self._acked = seq
-            self._refresh()
-
-    def new_entries(self, count: int) -> None:
-        """How many entries arrived past the cursor (0: the cursor is at the tail, or went there)."""
-        self._publish(newEntries=count)
-
-    def _publish(self, **changes: Any) -> None:
-        with self._lock:
-            self._state.update(changes)
-            self.traits.set("live", dict(self._state))
-
-    def _on_follow(self, content: FollowMessage) -> None:
-        self.follow(content.get("on", True))
+        self.session.follower.drawn(content["seq"])

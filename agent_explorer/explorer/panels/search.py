@@ -2,18 +2,18 @@
 marked on the slider track.
 
 Owns `search_results` (one page of hits, plus the marks the track draws). A query typed in the widget on a long
-log runs on a worker thread (the kernel keeps answering; the panel shows "searching… n%"); a newer query
-supersedes it at its next progress report. Read-only over the log.
+log runs on a worker thread (the kernel keeps answering; the panel shows "searching… n%"; its writes go through
+the session like any other); a newer query supersedes it at its next progress report. Read-only over the log.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import AgentError
-from ..branches import Branch
+from ..events import LineChanged
 from ..protocol import SearchMessage, SearchPageMessage, SearchResults
 from ..search import (
     MARKS_CAP,
@@ -26,7 +26,10 @@ from ..search import (
     search_log,
     search_page,
 )
-from .base import Handler, Panel, Traits, View
+from .base import Handler, Panel, Traits
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["BACKGROUND_OVER", "SearchPanel"]
 
@@ -40,12 +43,12 @@ class _Superseded(Exception):
 class SearchPanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("search_results",)
 
-    def __init__(self, view: View, traits: Traits) -> None:
-        super().__init__(view, traits)
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
         self.hits: SearchHits = SearchHits()
         self._generation = 0
         self.worker: threading.Thread | None = None
-        view.on_line(self._line_changed)
+        session.subscribe(LineChanged, self._line_changed)
 
     def handlers(self) -> Mapping[str, Handler]:
         return {"search": self._on_search, "search-page": self._on_page}
@@ -55,18 +58,19 @@ class SearchPanel(Panel):
                current: Callable[[], bool] = lambda: True) -> SearchHits:
         """Search the whole line in Python, page the hits, mark them on the track (`current()` is asked before
         publishing: a search superseded meanwhile publishes nothing)."""
-        view = self.view
+        session = self.session
         try:
-            found = search_log(view.entries, query, fold_contexts(view.machine, view.entries), limit=limit,
+            found = search_log(session.entries, query, fold_contexts(session.machine, session.entries), limit=limit,
                                progress=progress)
         except AgentError as error:
             if current():
                 self.traits.set("search_results", search_page([], query, error=error.message))
             raise
         hits = SearchHits(found)
-        if current():
-            self.hits = hits
-            self._publish(hits, query, 0, mark)
+        with session.lock:  # asked and published at once: a line switch in between would make these hits stale
+            if current():
+                self.hits = hits
+                self._publish(hits, query, 0, mark)
         return hits
 
     def _publish(self, hits: list[SearchHit], query: SearchQuery, offset: int, mark: int = MARKS_CAP) -> None:
@@ -90,7 +94,7 @@ class SearchPanel(Panel):
             return
         query = SearchQuery(text, content.get("regex", False), content.get("path") or None,
                             content.get("scope") or "both", content.get("case", False))
-        if len(self.view.entries) <= BACKGROUND_OVER:
+        if len(self.session.entries) <= BACKGROUND_OVER:
             try:
                 self.search(query)
             except AgentError:
@@ -121,6 +125,6 @@ class SearchPanel(Panel):
         self.hits = SearchHits()
         self.traits.set("search_results", {})
 
-    def _line_changed(self, line: Branch) -> None:
+    def _line_changed(self, _event: LineChanged) -> None:
         self._generation += 1  # hits were indices of the line left
         self.clear()

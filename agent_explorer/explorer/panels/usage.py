@@ -7,12 +7,16 @@ state). Totals at the cursor travel in the frame (the cursor panel reads the vie
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..branches import Branch
+from ..events import IndexesReady, LineChanged, LineGrew
 from ..protocol import UsageBranchSeries, UsageLedgerMessage, UsageLedgerView
 from ..usage import UsageLedger
-from .base import Handler, Panel, Traits, View
+from .base import Handler, Panel, Traits
+
+if TYPE_CHECKING:
+    from ..session import Session
 
 __all__ = ["UsagePanel"]
 
@@ -20,28 +24,30 @@ __all__ = ["UsagePanel"]
 class UsagePanel(Panel):
     TRAITS: ClassVar[tuple[str, ...]] = ("usage_series", "usage_ledger")
 
-    def __init__(self, view: View, traits: Traits, *, label: str) -> None:
-        super().__init__(view, traits)
-        self.label = label
+    def __init__(self, session: Session, traits: Traits) -> None:
+        super().__init__(session, traits)
+        self.label = session.thread_id or "this run"
         self.compare_with: Sequence[Branch] = ()
         self.indexes_ready()
-        view.on_line(self._line_changed)
+        session.subscribe(LineChanged, self._line_changed)
+        session.subscribe(LineGrew, lambda _: self.indexes_ready())
+        session.subscribe(IndexesReady, lambda _: self.indexes_ready())
 
     def handlers(self) -> Mapping[str, Handler]:
         return {"usage-ledger": self._on_ledger}
 
     def _on_ledger(self, _content: UsageLedgerMessage) -> None:
         # The panel's button: this line beside every branch of the explorer (or those a cell chose to compare).
-        self.ledger(compare=list(self.compare_with) or self.view.root.descendants() or None)
+        self.ledger(compare=list(self.compare_with) or self.session.root.descendants() or None)
 
     def indexes_ready(self) -> None:
-        usage = self.view.usage
+        usage = self.session.usage
         self.traits.set("usage_series", usage.series() if usage is not None else [])
 
     def ledger(self, at: int | None = None, compare: Any = None) -> UsageLedger:
         """The ledger of the line on view up to `at` (default: all of it), published with the cumulative lines
         of the `compare` branches (a branch or a list)."""
-        view = self.view
+        view = self.session
         ledger = UsageLedger(view.entries, view.line.timeline.state_at, at=at, index=view.usage, label=self.label,
                              prices=view.prices)
         others = [] if compare is None else list(compare) if isinstance(compare, (list, tuple)) else [compare]
@@ -56,5 +62,7 @@ class UsagePanel(Panel):
         self.traits.set("usage_ledger", payload)
         return ledger
 
-    def _line_changed(self, line: Branch) -> None:
+    def _line_changed(self, changed: LineChanged) -> None:
+        line, session = changed.line, self.session
+        self.label = line.thread_id or (session.thread_id or "this run" if line.is_root else line.name)
         self.indexes_ready()
