@@ -1,10 +1,11 @@
 """The run list's cache: rows and fold carries kept outside the store, in the user's cache folder.
 
 One SQLite file per (store identity, machine structural identity) under `user_cache_dir("agent-explorer")/runs`
-(`AGENT_EXPLORER_CACHE_DIR` overrides the folder). A cached thread is keyed by its length, its last entry's id
-and that entry's recorded hash, and each payload carries its own digest: a file that is corrupt, foreign or
-of another format is set aside and rebuilt, a payload that does not check is ignored, never trusted. Only
-the process that calls `summarize_runs` writes here; workers read. Never writes to the store.
+(`AGENT_EXPLORER_CACHE_DIR` overrides the folder). A cached thread is keyed by its length and the digest of its
+last entry's text (`head`, compared with the store's `thread_heads` in bulk; its last entry's id and recorded hash
+when a tail is read instead), and each record carries its own digest: a file that is corrupt, foreign or of
+another format is set aside and rebuilt, a record that does not check is ignored, never trusted. Only the
+process that calls `summarize_runs` writes here; workers read. Never writes to the store.
 """
 
 from __future__ import annotations
@@ -13,24 +14,25 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..canonical.jcs import state_hash
+from ..explorer.prices import Prices
 from ..stores.base import EventLogStore
 from ..stores.urls import redact_url, sqlite_path, store_url, without_mode
-from .row import Carry
+from .row import Carry, RunSummary, priced
 
 __all__ = [
-    "CACHE_ENV", "FORMAT", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "payload", "snapshot_of",
-    "store_identity",
+    "CACHE_ENV", "FORMAT", "Record", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "payload",
+    "served_row", "snapshot_of", "store_identity",
 ]
 
 CACHE_ENV = "AGENT_EXPLORER_CACHE_DIR"
-FORMAT = "agent-explorer/runs-cache/2"
+FORMAT = "agent-explorer/runs-cache/3"
 """Bumped whenever a payload's meaning changes: a file of another format is rebuilt, not read."""
 
 
@@ -71,8 +73,15 @@ def cache_key(store: str, machine: str) -> str:
     return hashlib.sha256(f"{FORMAT}\n{store}\n{machine}".encode()).hexdigest()[:40]
 
 
+Record = tuple[str, bytes, bytes, int, "bytes | None"]
+"""What a batch hands back to be cached: (thread id, payload, snapshot, length, head digest or None)."""
+
+
 def _digest(payload: bytes, snapshot: bytes) -> str:
-    return hashlib.sha256(b"%d\n%b%b" % (len(payload), payload, snapshot)).hexdigest()
+    digest = hashlib.sha256(b"%d\n" % len(payload))
+    digest.update(payload)  # fed in parts: a record is not copied to be hashed
+    digest.update(snapshot)
+    return digest.hexdigest()
 
 
 class SummaryCache:
@@ -142,9 +151,11 @@ class SummaryCache:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        # `length` and `head` repeat the payload's key outside it, so a reopened store is matched against the
+        # cache without parsing a record per thread; a served record is parsed, and its payload must agree.
         connection.execute(
             "CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, digest TEXT NOT NULL, payload BLOB NOT NULL, "
-            "snapshot BLOB NOT NULL)"
+            "snapshot BLOB NOT NULL, length INTEGER, head BLOB)"
         )
         present = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         if not present:
@@ -187,16 +198,54 @@ class SummaryCache:
             return found
         return found
 
-    def store(self, records: Iterable[tuple[str, bytes, bytes]]) -> None:
-        """Write `(thread_id, payload, snapshot)` records (as `payload()` builds them); a failure is dropped."""
+    def keyed(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[int, bytes, str, bytes, bytes]]:
+        """Every record (or those of `thread_ids`) by thread id, unparsed: (length, head, digest, payload, snapshot),
+        in one read of the file (a reopened store is matched against it in bulk). Records without a head are left
+        out: they are served only after a tail read (`lookup`)."""
+        if self._connection is None:
+            return {}
+        query = "SELECT thread_id, length, head, digest, payload, snapshot FROM threads WHERE head IS NOT NULL"
+        found: dict[str, tuple[int, bytes, str, bytes, bytes]] = {}
+        try:
+            if thread_ids is None or len(thread_ids) > 5000:  # most of the file: one scan, then pick
+                wanted = None if thread_ids is None else set(thread_ids)
+                for thread_id, *rest in self._connection.execute(query):
+                    if wanted is None or thread_id in wanted:
+                        found[thread_id] = tuple(rest)
+            else:
+                ids = list(thread_ids)
+                for start in range(0, len(ids), 500):
+                    chunk = ids[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for thread_id, *rest in self._connection.execute(f"{query} AND thread_id IN ({marks})", chunk):
+                        found[thread_id] = tuple(rest)
+        except sqlite3.DatabaseError:
+            return {}
+        return found
+
+    def has_records(self) -> bool:
+        """Does the file hold any record (else a first look skips matching the store against it)?"""
+        if self._connection is None:
+            return False
+        try:
+            return self._connection.execute("SELECT 1 FROM threads LIMIT 1").fetchone() is not None
+        except sqlite3.DatabaseError:
+            return False
+
+    def store(self, records: Iterable[Record]) -> None:
+        """Write `(thread_id, payload, snapshot, length, head)` records (as `payload()` builds them); a failure is
+        dropped."""
         if self._connection is None or not self.writable:
             return
-        rows = [(thread_id, _digest(data, snapshot), data, snapshot) for thread_id, data, snapshot in records]
+        rows = [(thread_id, _digest(data, snapshot), data, snapshot, length, head)
+                for thread_id, data, snapshot, length, head in records]
         if not rows:
             return
         try:
             with self._connection:
-                self._connection.executemany("INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)", rows)
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO threads (thread_id, digest, payload, snapshot, length, head)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # a cache that cannot be written only costs a refold next time
 
@@ -207,12 +256,14 @@ class SummaryCache:
             self._connection = None
 
 
-def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> tuple[str, bytes, bytes]:
+def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> Record:
     """One cache record: the carry without its snapshot and the row's folded fields (the thread id inside, so a
-    record moved to another key does not check), and the persisted snapshot on its own."""
+    record moved to another key does not check), the persisted snapshot on its own, and the key columns."""
     data = carry.to_json()
     snapshot = orjson.dumps(data.pop("persisted"))
-    return thread_id, orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": data, "row": dict(row)}), snapshot
+    head = bytes.fromhex(carry.head) if carry.head is not None else None
+    return (thread_id, orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": data, "row": dict(row)}),
+            snapshot, carry.length, head)
 
 
 def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
@@ -225,6 +276,40 @@ def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
         return None
     carry.persisted = persisted
     return carry
+
+
+def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], length: int, head: bytes,
+               prices: Prices | None) -> RunSummary | None:
+    """The row a record (as `keyed` reads it) serves for a thread whose head is `length` and `head` (the digest of
+    its last entry's text), or None: another key, or a record that does not check (digest, format, thread id,
+    shape), which is never trusted. Builds the row straight from the record: no carry, the snapshot only hashed."""
+    stored_length, stored_head, digest, data, snapshot = record
+    if stored_length != length or stored_head != head or not isinstance(data, bytes) \
+            or not isinstance(snapshot, bytes) or _digest(data, snapshot) != digest:
+        return None
+    try:
+        parsed = orjson.loads(data)
+        carry, row = parsed["carry"], parsed["row"]
+        if parsed["format"] != FORMAT or parsed["thread_id"] != thread_id or carry["length"] != length \
+                or carry["head"] != head.hex() or row["status"] not in ("done", "error", "idle", "in-flight"):
+            return None  # the key columns must say what the checked payload says
+        verified, divergent = row["verified"], carry["divergent_index"]
+        if verified not in (True, False, None) or not (divergent is None or type(divergent) is int):
+            return None
+        return RunSummary(
+            thread_id, length, _text(carry["first_recorded"]), _text(carry["last_recorded"]), _text(carry["machine_id"]),
+            _text(carry["version"]), str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
+            int(row["total_tokens"]), priced(float(carry["recorded_cost"]), carry["tokens_by_model"], prices), None,
+            row.get("value"),
+        )
+    except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt
+        return None
+
+
+def _text(value: Any) -> str | None:
+    if value is None or type(value) is str:
+        return value
+    raise ValueError("cached text field out of shape")
 
 
 def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry, dict[str, Any], bytes] | None:

@@ -7,10 +7,13 @@ row and the new `Carry`. Pure: reads no store and no cache, never executes an ef
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from ..canonical.jcs import state_hash
 from ..engine.values import value_text
@@ -22,7 +25,8 @@ from ..eventlog.verification import Verifier
 from ..explorer.prices import Prices, record_cost
 from ..runtime.effects import AgentEffect, EffectLedger
 
-__all__ = ["COLUMNS", "STATUSES", "Carry", "RunSummary", "readable_text", "summarize_thread", "unreadable_row"]
+__all__ = ["COLUMNS", "STATUSES", "Carry", "RunSummary", "entry_digest", "readable_text", "summarize_thread",
+           "unreadable_row"]
 
 STATUSES = ("done", "error", "idle", "in-flight", "skipped", "unreadable")
 """docs/api.md §8: done (final state), error (snapshot status "error"), idle (active, nothing requested in flight;
@@ -73,7 +77,9 @@ class Carry:
 
     `persisted` is the persisted snapshot after entry `length - 1`; `timers` the delays the ledger still owes
     (children in flight are in the snapshot itself). The rest are the verifier's counts and the usage sums,
-    kept per model so a row is priced when it is read (a cached row serves any price list).
+    kept per model so a row is priced when it is read (a cached row serves any price list). `head` is the SHA-256
+    (hex) of the last entry as this package writes its text (`orjson.dumps`): equal to a store's
+    `ThreadHead.digest` exactly when the stored text is that entry, byte for byte (a row served on it needs no read).
     """
 
     length: int
@@ -93,6 +99,7 @@ class Carry:
     machine_id: str | None = None
     version: str | None = None
     last_hash: str | None = None
+    head: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
@@ -135,10 +142,15 @@ def _text_or_none(value: Any) -> str | None:
 
 def price(carry: Carry, prices: Prices | None) -> float:
     """The run's cost: recorded costs plus priced tokens; NaN without prices or when a model has no price."""
+    return priced(carry.recorded_cost, carry.tokens_by_model, prices)
+
+
+def priced(recorded_cost: float, tokens_by_model: Mapping[str, Mapping[str, float]], prices: Prices | None) -> float:
+    """`price` from the carry's two fields (a cached record's, served without building its carry)."""
     if prices is None or not prices:
         return math.nan
-    total = carry.recorded_cost
-    for model, numbers in carry.tokens_by_model.items():
+    total = recorded_cost
+    for model, numbers in tokens_by_model.items():
         cost = prices.cost(model or None, numbers)
         if cost is None:
             return math.nan
@@ -289,6 +301,7 @@ def _finish(machine: Any, thread_id: str, entries: Sequence[Mapping[str, Any]], 
         carry.last_recorded = _recorded_at(tail)
         carry.last_id = _text_or_none(tail.get("id"))
         carry.last_hash = recorded_state_hash(tail)
+        carry.head = entry_digest(tail)
     carry.length = verifier.entries
     carry.checked, carry.unverified, carry.usage = verifier.checked, verifier.unverified, verifier.usage
     carry.previous_index = verifier.previous_index
@@ -319,6 +332,15 @@ def row_from_carry(thread_id: str, carry: Carry, row: Mapping[str, Any], prices:
         str(row["state"]), str(row["status"]), int(row["owed"]), row["verified"], carry.divergent_index,
         int(row["total_tokens"]), price(carry, prices), None, row.get("value"),
     )
+
+
+def entry_digest(entry: Mapping[str, Any]) -> str | None:
+    """The SHA-256 (hex) of `entry`'s JSON text as the stores write an entry given as a dict; None when it does not
+    encode (it then never matches a stored text)."""
+    try:
+        return hashlib.sha256(orjson.dumps(entry)).hexdigest()
+    except (TypeError, orjson.JSONEncodeError):
+        return None
 
 
 def unchanged(carry: Carry, entry: Mapping[str, Any]) -> bool:

@@ -1,10 +1,13 @@
 """`summarize_runs`: one run list row per thread of a store, folded on the fleet path (any executor).
 
-Each batch of threads goes to `summarize_batch` (in-process, a process pool or Dask, through
-`fleet.map_batches`); a worker serves a thread whose length, last entry id and hash match its cached carry
-without folding, folds a grown thread on from its cached persisted snapshot (after tying that snapshot to
-the hash recorded on the entry it stands for), and folds every other thread from its init entry. Only this
-process writes the cache; nothing is ever written to the store.
+With a cache that holds records, this process first matches the store against it in bulk: one `thread_heads`
+query (each thread's length and the digest of its last entry's text) and one read of the cache file; a thread
+whose length and digest are its record's is served from the record without reading it. Every other thread goes,
+batch by batch, to `summarize_batch` (in-process, a process pool or Dask, through `fleet.map_batches`): a worker
+serves a thread whose length, last entry id and hash match its cached carry without folding (a tail read),
+folds a grown thread on from its cached persisted snapshot (after tying that snapshot to the hash recorded on
+the entry it stands for), and folds every other thread from its init entry. Only this process writes the cache;
+nothing is ever written to the store.
 """
 
 from __future__ import annotations
@@ -19,9 +22,9 @@ from ..errors import AgentError
 from ..explorer.prices import Prices
 from ..fleet.refs import machine_spec, store_spec
 from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
-from ..stores.base import EventLogStore
+from ..stores.base import EventLogStore, ThreadHead, check_thread_id
 from ..stores.portal import run_sync
-from .cache import SummaryCache, payload, snapshot_of
+from .cache import Record, SummaryCache, payload, served_row, snapshot_of
 from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
@@ -36,9 +39,14 @@ class BatchRows:
     served whole from the cache."""
 
     rows: list[RunSummary]
-    records: list[tuple[str, bytes, bytes]]
+    records: list[Record]
     folded: int
     cached: int
+
+
+SERVED_CHUNK = 1000
+"""Rows per batch handed out when most are served from the cache (a batch is a progress report and a list update
+in the run list widget; a hundred of them for 100,000 threads)."""
 
 
 def _prices(prices: Prices | Mapping[str, Mapping[str, float]] | None) -> Prices | None:
@@ -65,15 +73,108 @@ def iter_run_batches(
     table = _prices(prices)
     summary_cache = SummaryCache.for_run(store, spec.machine) if cache else None
     options = {"prices": table, "cache": summary_cache.reader() if summary_cache is not None else None}
+    ids = None if threads is None else list(threads)
     try:
-        for _, batch in map_batches(summarize_batch, store, spec, threads=threads, executor=executor,
-                                    batch_size=batch_size, options=options):
-            if summary_cache is not None and batch.records:
-                summary_cache.store(batch.records)
-            yield batch
+        matched = None
+        if summary_cache is not None and summary_cache.has_records():
+            matched = _serve_unchanged(store, ids, summary_cache, table)
+        if matched is None:  # a first look (or heads that could not be read): every thread to the workers
+            for _, batch in map_batches(summarize_batch, store, spec, threads=ids, executor=executor,
+                                        batch_size=batch_size, options=options):
+                if summary_cache is not None and batch.records:
+                    summary_cache.store(batch.records)
+                yield batch
+            return
+        assert summary_cache is not None
+        order, served = matched
+        misses = [thread_id for thread_id in order if thread_id not in served]
+        results = map_batches(summarize_batch, store, spec, threads=misses, executor=executor,
+                              batch_size=batch_size, options=options) if misses else None
+        try:
+            yield from _merged(order, served, results or iter(()), summary_cache, max(batch_size or 0, SERVED_CHUNK))
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # a consumer that stopped early stops the workers too
     finally:
         if summary_cache is not None:
             summary_cache.close()
+
+
+def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_cache: SummaryCache,
+                     prices: Prices | None) -> tuple[list[str], dict[str, RunSummary]] | None:
+    """(every thread in order, the rows served from the cache): a thread whose head (length, rows held, digest of
+    its last entry's text) is its record's, and whose record checks, is served; None when the heads cannot be
+    read (every thread is then folded or tail-read as on a first look)."""
+    wanted = None if ids is None else [thread_id for thread_id in dict.fromkeys(ids) if _is_thread_id(thread_id)]
+    heads = _read_heads(store, wanted)
+    if heads is None:
+        return None
+    records = summary_cache.keyed(wanted)
+    served: dict[str, RunSummary] = {}
+    for head in heads:
+        record = records.get(head.thread_id)
+        if record is None or head.rows != head.length:  # a gap (rows deleted outside the package): read it
+            continue
+        row = served_row(head.thread_id, record, head.length, head.digest, prices)
+        if row is not None:
+            served[head.thread_id] = row
+    order = [head.thread_id for head in heads] if ids is None else list(dict.fromkeys(ids))
+    return order, served
+
+
+def _is_thread_id(thread_id: object) -> bool:
+    try:
+        check_thread_id(thread_id)
+    except AgentError:
+        return False  # read with the rest, where it becomes an unreadable row
+    return True
+
+
+def _read_heads(store: EventLogStore | str, ids: list[str] | None) -> list[ThreadHead] | None:
+    spec, owned = store_spec(store, loop_bound=True)
+    reader = spec.store
+    assert reader is not None
+
+    async def read() -> list[ThreadHead] | None:
+        try:
+            return await reader.thread_heads(ids)
+        except AgentError:
+            return None
+        finally:
+            if owned:
+                await reader.aclose()
+
+    return run_sync(read())
+
+
+def _merged(order: list[str], served: Mapping[str, RunSummary], results: Iterator[tuple[Any, BatchRows]],
+            summary_cache: SummaryCache, size: int) -> Iterator[BatchRows]:
+    """Served rows and folded ones, merged back into thread order, `size` rows a batch (the folded ones arrive
+    in the order of `order` too, so a batch waits only for its own)."""
+    pending: dict[str, RunSummary] = {}
+    for start in range(0, len(order), size):
+        rows: list[RunSummary] = []
+        records: list[Record] = []
+        folded = cached = 0
+        for thread_id in order[start : start + size]:
+            row = served.get(thread_id)
+            if row is not None:
+                rows.append(row)
+                cached += 1
+                continue
+            while thread_id not in pending:
+                arrived = next(results, None)
+                if arrived is None:
+                    raise AgentError(f"no row came back for thread {thread_id!r}", code="fleet-task-failed")
+                batch = arrived[1]
+                pending.update((got.thread_id, got) for got in batch.rows)
+                folded, cached = folded + batch.folded, cached + batch.cached
+                records.extend(batch.records)
+            rows.append(pending.pop(thread_id))
+        if records:
+            summary_cache.store(records)
+        yield BatchRows(rows, records, folded, cached)
 
 
 def summarize_runs(
@@ -146,7 +247,7 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
         if reader is not None:
             reader.close()
     rows: dict[str, RunSummary] = {}
-    records: list[tuple[str, bytes, bytes]] = []
+    records: list[Record] = []
     folded = served = 0
     whole: list[str] = []
     tails = await _read_tails(context.store, cached)
