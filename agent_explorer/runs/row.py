@@ -345,9 +345,11 @@ def entry_digest(entry: Mapping[str, Any]) -> str | None:
 
 def unchanged(carry: Carry, entry: Mapping[str, Any]) -> bool:
     """Is `entry` (read now at `carry.length - 1`, the thread having that length) the very tail the carry was
-    folded to: same id and same recorded hash? Then the cached row stands as it is."""
+    folded to: same id, same recorded hash and the same content (its digest, for a carry that has one: a last row
+    rewritten outside the package under the same id and hash is another entry)? Then the cached row stands."""
     return (isinstance(entry, Mapping) and entry.get("id") == carry.last_id
-            and recorded_state_hash(entry) == carry.last_hash)
+            and recorded_state_hash(entry) == carry.last_hash
+            and (carry.head is None or entry_digest(entry) == carry.head))
 
 
 def tied(carry: Carry, entry: Mapping[str, Any]) -> bool:

@@ -86,10 +86,10 @@ def iter_run_batches(
                 yield batch
             return
         assert summary_cache is not None
-        order, served = matched
+        order, served, gaps = matched
         misses = [thread_id for thread_id in order if thread_id not in served]
-        results = map_batches(summarize_batch, store, spec, threads=misses, executor=executor,
-                              batch_size=batch_size, options=options) if misses else None
+        results = map_batches(summarize_batch, store, spec, threads=misses, executor=executor, batch_size=batch_size,
+                              options={**options, "gaps": gaps}) if misses else None
         try:
             yield from _merged(order, served, results or iter(()), summary_cache, max(batch_size or 0, SERVED_CHUNK))
         finally:
@@ -102,25 +102,27 @@ def iter_run_batches(
 
 
 def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_cache: SummaryCache,
-                     prices: Prices | None) -> tuple[list[str], dict[str, RunSummary]] | None:
-    """(every thread in order, the rows served from the cache): a thread whose head (length, rows held, digest of
-    its last entry's text) is its record's, and whose record checks, is served; None when the heads cannot be
-    read (every thread is then folded or tail-read as on a first look)."""
+                     prices: Prices | None) -> tuple[list[str], dict[str, RunSummary], frozenset[str]] | None:
+    """(every thread in order, the rows served from the cache, the threads with rows missing under their head): a
+    thread whose head (length, rows held, digest of its last entry's text) is its record's, and whose record
+    checks, is served; None when the heads cannot be read (every thread is then folded or tail-read as on a first
+    look). A thread with a gap is read whole, where the gap makes it unreadable."""
     wanted = None if ids is None else [thread_id for thread_id in dict.fromkeys(ids) if _is_thread_id(thread_id)]
     heads = _read_heads(store, wanted)
     if heads is None:
         return None
     records = summary_cache.keyed(wanted)
     served: dict[str, RunSummary] = {}
+    gaps = frozenset(head.thread_id for head in heads if head.rows != head.length)
     for head in heads:
         record = records.get(head.thread_id)
-        if record is None or head.rows != head.length:  # a gap (rows deleted outside the package): read it
+        if record is None or head.thread_id in gaps:
             continue
         row = served_row(head.thread_id, record, head.length, head.digest, prices)
         if row is not None:
             served[head.thread_id] = row
     order = [head.thread_id for head in heads] if ids is None else list(dict.fromkeys(ids))
-    return order, served
+    return order, served, gaps
 
 
 def _is_thread_id(thread_id: object) -> bool:
@@ -241,15 +243,17 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
     prices: Prices | None = context.options.get("prices")
     caching = context.options.get("cache") is not None
     reader = SummaryCache.open_reader(context.options.get("cache"))
+    whole: list[str] = []
     try:
         cached = reader.lookup(thread_ids) if reader is not None else {}
+        for thread_id in context.options.get("gaps") or ():  # rows missing under its head: never from a tail
+            cached.pop(thread_id, None)
     finally:
         if reader is not None:
             reader.close()
     rows: dict[str, RunSummary] = {}
     records: list[Record] = []
     folded = served = 0
-    whole: list[str] = []
     tails = await _read_tails(context.store, cached)
     with without_cyclic_gc():
         for thread_id in thread_ids:
