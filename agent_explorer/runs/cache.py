@@ -78,10 +78,7 @@ Record = tuple[str, bytes, bytes, int, "bytes | None"]
 
 
 def _digest(payload: bytes, snapshot: bytes) -> str:
-    digest = hashlib.sha256(b"%d\n" % len(payload))
-    digest.update(payload)  # fed in parts: a record is not copied to be hashed
-    digest.update(snapshot)
-    return digest.hexdigest()
+    return hashlib.sha256(b"%d\n%b%b" % (len(payload), payload, snapshot)).hexdigest()
 
 
 class SummaryCache:
@@ -223,6 +220,17 @@ class SummaryCache:
             return {}
         return found
 
+    def servable(self, thread_ids: Sequence[str] | None, prices: Prices | None
+                 ) -> dict[str, tuple[int, bytes, RunSummary]]:
+        """Every record (or those of `thread_ids`) that checks, as the row it serves and the head it serves it for:
+        {thread id: (length, head digest, row)} (`keyed`, then `served_row` on each)."""
+        found: dict[str, tuple[int, bytes, RunSummary]] = {}
+        for thread_id, record in self.keyed(thread_ids).items():
+            served = served_row(thread_id, record, prices)
+            if served is not None:
+                found[thread_id] = served
+        return found
+
     def has_records(self) -> bool:
         """Does the file hold any record (else a first look skips matching the store against it)?"""
         if self._connection is None:
@@ -278,27 +286,29 @@ def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
     return carry
 
 
-def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], length: int, head: bytes,
-               prices: Prices | None) -> RunSummary | None:
-    """The row a record (as `keyed` reads it) serves for a thread whose head is `length` and `head` (the digest of
-    its last entry's text), or None: another key, or a record that does not check (digest, format, thread id,
-    shape), which is never trusted. Builds the row straight from the record: no carry, the snapshot only hashed."""
-    stored_length, stored_head, digest, data, snapshot = record
-    if stored_length != length or stored_head != head or not isinstance(data, bytes) \
-            or not isinstance(snapshot, bytes) or _digest(data, snapshot) != digest:
+def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], prices: Prices | None
+               ) -> tuple[int, bytes, RunSummary] | None:
+    """(length, head digest, row) of a record as `keyed` reads it: the row it serves a thread whose head is that
+    length and digest. None for a record that does not check (digest, format, thread id, shape, key columns that
+    disagree with the payload), which is never trusted. The row is built straight from the record: no carry, the
+    snapshot only hashed."""
+    length, head, digest, data, snapshot = record
+    if type(data) is not bytes or type(snapshot) is not bytes or type(head) is not bytes \
+            or _digest(data, snapshot) != digest:
         return None
     try:
         parsed = orjson.loads(data)
         carry, row = parsed["carry"], parsed["row"]
         if parsed["format"] != FORMAT or parsed["thread_id"] != thread_id or carry["length"] != length \
-                or carry["head"] != head.hex() or row["status"] not in ("done", "error", "idle", "in-flight"):
+                or carry["head"] != head.hex() or row["status"] not in _FOLDED:
             return None  # the key columns must say what the checked payload says
         verified, divergent = row["verified"], carry["divergent_index"]
-        if verified not in (True, False, None) or not (divergent is None or type(divergent) is int):
+        texts = (carry["first_recorded"], carry["last_recorded"], carry["machine_id"], carry["version"])
+        if verified not in (True, False, None) or not (divergent is None or type(divergent) is int) \
+                or not all(text is None or type(text) is str for text in texts):
             return None
-        return RunSummary(
-            thread_id, length, _text(carry["first_recorded"]), _text(carry["last_recorded"]), _text(carry["machine_id"]),
-            _text(carry["version"]), str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
+        return length, head, RunSummary(
+            thread_id, length, *texts, str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
             int(row["total_tokens"]), priced(float(carry["recorded_cost"]), carry["tokens_by_model"], prices), None,
             row.get("value"),
         )
@@ -306,10 +316,8 @@ def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], len
         return None
 
 
-def _text(value: Any) -> str | None:
-    if value is None or type(value) is str:
-        return value
-    raise ValueError("cached text field out of shape")
+_FOLDED = frozenset(("done", "error", "idle", "in-flight"))
+"""The statuses a cached row may hold (skipped and unreadable rows are never cached)."""
 
 
 def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry, dict[str, Any], bytes] | None:
