@@ -78,7 +78,6 @@ class Runs(anywidget.AnyWidget):
             raise AgentError(f"page_size must be a positive int, not {page_size!r}", code="invalid-argument")
         Prices(prices)  # a bad price list is refused before anything is read
         super().__init__(**kwargs)
-        self._source = store_or_url
         self.store = open_store(store_or_url) if isinstance(store_or_url, str) else store_or_url
         self._owns_store = isinstance(store_or_url, str)  # opened here from its URL: closed by close()
         self.machine = import_machine(machine) if isinstance(machine, str) else machine
@@ -125,10 +124,12 @@ class Runs(anywidget.AnyWidget):
                 return ids
 
     def _fold(self, ids: Sequence[str]) -> None:
-        """Fold `ids` through summarize_runs (its cache makes a thread folded before cost one read); each batch
-        lands in the list as it arrives."""
+        """Fold `ids` through summarize_runs (its cache makes a thread folded before cost no read); each batch
+        lands in the list as it arrives. The list's own store object goes along, not its URL: a URL would open the
+        store again for every fold (on PostgreSQL a probe, a pool and a catalog query, each time a followed thread
+        grows); workers of an executor still reopen it from its URL."""
         if ids:
-            summarize_runs(self._source, self.machine, threads=list(ids), executor=self.executor,
+            summarize_runs(self.store, self.machine, threads=list(ids), executor=self.executor,
                            prices=self.prices, on_rows=self._arrived)
 
     def _arrived(self, rows: list[RunSummary]) -> None:
