@@ -9,7 +9,8 @@ ids t000000..; its 12th entry is what "one thread grown by one entry" appends. G
 then forked N-1 times through the store's own `fork` (SQLite with synchronous=NORMAL while building; PostgreSQL
 four forks at a time), timed apart from the measurements. `--parts` picks what is measured, per store:
   verify_store         verify_store(url, support_agent) in-process, and on a 2-process pool;
-  summary (no cache)   summarize_runs(url, support_agent, cache=False) on the same executors: ratio vs verify;
+  summary (no cache)   summarize_runs(url, support_agent, cache=False) on the same executors: ratio vs verify,
+                       in wall-clock seconds and in CPU seconds (this process and the pool's workers);
   first (cache cold)   summarize_runs with the per-user cache (a fresh folder), which it fills;
   reopen unchanged     the same call again: entries folded (must be 0) and seconds;
   grown by one         after appending one entry to one thread: entries folded (must be 1) and seconds;
@@ -80,6 +81,22 @@ async def grow(url: str, thread_id: str) -> None:
         await store.aclose()
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its children (the pool's workers): on a shared machine the wall-clock
+    ratio swings with the neighbours' load, the CPU one much less. The database server's CPU is not counted
+    (both calls read the same rows)."""
+    import psutil
+
+    me = psutil.Process()
+    total = sum(me.cpu_times()[:2])
+    for child in me.children(recursive=True):
+        try:
+            total += sum(child.cpu_times()[:2])
+        except psutil.Error:
+            pass
+    return total
+
+
 def best(run: Callable[[], Any], rounds: int) -> tuple[float, Any]:
     times, result = [], None
     for _ in range(rounds):
@@ -120,25 +137,30 @@ def measure(name: str, url: str, threads: int, rounds: int, parts: set[str], fil
 def ratios(url: str, threads: int, rounds: int, pool: Any) -> None:
     """verify_store, summarize_runs(cache=False) and a cold-cache summary, interleaved; the ratios to verify."""
     print(f"| {'executor':<12} | {'verify_store s':>14} | {'summary s':>9} | {'ratio':>6} | "
-          f"{'summary, cache cold s':>21} | {'ratio':>6} | goal |")
-    print(f"|{'-' * 14}|{'-' * 16}:|{'-' * 11}:|{'-' * 8}:|{'-' * 23}:|{'-' * 8}:|-----:|")
+          f"{'summary, cache cold s':>21} | {'ratio':>6} | {'CPU s verify / summary / cold':>29} | "
+          f"{'CPU ratios':>11} | goal |")
+    print(f"|{'-' * 14}|{'-' * 16}:|{'-' * 11}:|{'-' * 8}:|{'-' * 23}:|{'-' * 8}:|{'-' * 31}:|{'-' * 13}:|-----:|")
     for label, executor in (("in-process", None), ("2 processes", pool)):
         # Interleaved rounds: the three see the same machine load.
         verify_run = functools.partial(verify_store, url, support_agent, executor=executor)
         summary_run = functools.partial(summarize_runs, url, support_agent, executor=executor, cache=False)
         cold_run = functools.partial(cold_summary, url, executor)
         found: dict[str, list[float]] = {"verify": [], "summary": [], "cold": []}
+        cpu: dict[str, list[float]] = {"verify": [], "summary": [], "cold": []}
         for _ in range(rounds):
             for key, run in (("verify", verify_run), ("summary", summary_run), ("cold", cold_run)):
+                used = cpu_seconds()
                 seconds, result = best(run, 1)
+                cpu[key].append(cpu_seconds() - used)
                 found[key].append(seconds)
                 if key == "verify":
                     assert result.threads_checked == threads and result.ok
                 else:
                     assert len(result) == threads and result.counts()["unreadable"] == 0
         v, s, c = (min(found[key]) for key in ("verify", "summary", "cold"))
+        cv, cs, cc = (min(cpu[key]) for key in ("verify", "summary", "cold"))
         print(f"| {label:<12} | {v:>14.3f} | {s:>9.3f} | {s / v:>5.2f}x | {c:>21.3f} | {c / v:>5.2f}x | "
-              f"{GOAL_RATIO}x |")
+              f"{f'{cv:.2f} / {cs:.2f} / {cc:.2f}':>29} | {f'{cs / cv:.2f}x {cc / cv:.2f}x':>11} | {GOAL_RATIO}x |")
 
 
 def reopening(url: str, rounds: int, fill: Any) -> None:
