@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import AgentError
 from ..explorer.prices import Prices
-from ..fleet.refs import machine_spec, store_spec
+from ..fleet.refs import MachineSpec, machine_spec, store_spec
 from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
 from ..stores.base import EventLogStore, ThreadHead, check_thread_id
 from ..stores.portal import run_sync
@@ -69,7 +69,7 @@ def iter_run_batches(
     pass its threads first, or read the first batch). The cache is written batch by batch as they arrive."""
     if isinstance(threads, str):
         raise AgentError("threads must be an iterable of thread ids, not one str", code="invalid-argument")
-    spec = machine_spec(machine)
+    spec = _machine_spec(machine, executor)
     table = _prices(prices)
     summary_cache = SummaryCache.for_run(store, spec.machine) if cache else None
     options = {"prices": table, "cache": summary_cache.reader() if summary_cache is not None else None}
@@ -100,6 +100,16 @@ def iter_run_batches(
     finally:
         if summary_cache is not None:
             summary_cache.close()
+
+
+def _machine_spec(machine: Any, executor: concurrent.futures.Executor | None) -> MachineSpec:
+    """The machine as the batches get it. In this process they use the object itself, so its importable reference
+    is not looked for: that walks every loaded module (40-140 ms with a notebook's thousand), and a run list that
+    follows a store folds each thread that grows through here."""
+    in_process = executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
+    if in_process and not isinstance(machine, (str, MachineSpec)) and hasattr(machine, "get_persisted_snapshot"):
+        return MachineSpec(None, machine.id, str(machine.version), machine)
+    return machine_spec(machine)
 
 
 def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_cache: SummaryCache,
