@@ -231,13 +231,23 @@ class SummaryCache:
                 found[thread_id] = served
         return found
 
-    def has_records(self) -> bool:
-        """Does the file hold any record (else a first look skips matching the store against it)?"""
+    def has_records(self, thread_ids: Sequence[str] | None = None) -> bool:
+        """Does the file hold any record (of `thread_ids`, when given)? Else matching the store against it is
+        skipped: a first look, or a followed list folding threads that just appeared."""
         if self._connection is None:
             return False
         try:
-            return self._connection.execute("SELECT 1 FROM threads LIMIT 1").fetchone() is not None
-        except sqlite3.DatabaseError:
+            if thread_ids is None or len(thread_ids) > 5000:
+                return self._connection.execute("SELECT 1 FROM threads LIMIT 1").fetchone() is not None
+            ids = list(thread_ids)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                if self._connection.execute(f"SELECT 1 FROM threads WHERE thread_id IN ({marks}) LIMIT 1",
+                                            chunk).fetchone() is not None:
+                    return True
+            return False
+        except sqlite3.Error:  # a cache that cannot answer (or an id it cannot bind) is not consulted
             return False
 
     def store(self, records: Iterable[Record]) -> None:

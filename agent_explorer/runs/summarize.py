@@ -76,7 +76,7 @@ def iter_run_batches(
     ids = None if threads is None else list(threads)
     try:
         matched = None
-        if summary_cache is not None and summary_cache.has_records():
+        if summary_cache is not None and summary_cache.has_records(ids):
             with without_cyclic_gc():  # 100,000 rows and records: the collector would rescan them all, often
                 matched = _serve_unchanged(store, ids, summary_cache, table)
         if matched is None:  # a first look (or heads that could not be read): every thread to the workers
