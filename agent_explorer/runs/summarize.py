@@ -80,8 +80,7 @@ def iter_run_batches(
             with without_cyclic_gc():  # 100,000 rows and records: the collector would rescan them all, often
                 matched = _serve_unchanged(store, ids, summary_cache, table)
         if matched is None:  # a first look (or heads that could not be read): every thread to the workers
-            for _, batch in map_batches(summarize_batch, store, spec, threads=ids, executor=executor,
-                                        batch_size=batch_size, options=options):
+            for _, batch in _folded(store, spec, ids, executor, batch_size, options):
                 if summary_cache is not None and batch.records:
                     summary_cache.store(batch.records)
                 yield batch
@@ -89,8 +88,7 @@ def iter_run_batches(
         assert summary_cache is not None
         order, served, gaps = matched
         misses = [thread_id for thread_id in order if thread_id not in served]
-        results = map_batches(summarize_batch, store, spec, threads=misses, executor=executor, batch_size=batch_size,
-                              options={**options, "gaps": gaps}) if misses else None
+        results = _folded(store, spec, misses, executor, batch_size, {**options, "gaps": gaps}) if misses else None
         try:
             yield from _merged(order, served, results or iter(()), summary_cache, max(batch_size or 0, SERVED_CHUNK))
         finally:
@@ -100,6 +98,40 @@ def iter_run_batches(
     finally:
         if summary_cache is not None:
             summary_cache.close()
+
+
+def _folded(store: EventLogStore | str, spec: MachineSpec, ids: list[str] | None,
+            executor: concurrent.futures.Executor | None, batch_size: int | None, options: Mapping[str, Any]
+            ) -> Iterator[tuple[tuple[str, ...], BatchRows]]:
+    """`map_batches(summarize_batch, ...)`, except that a few threads folded here (one batch's worth, as a followed
+    run list folds a thread that grew) run in this thread: no driver thread to start and hand rows back through,
+    which under a loaded machine's scheduling costs more than the fold."""
+    if executor is not None or ids is None or batch_size is not None or len(ids) > IN_PROCESS_BATCH:
+        return map_batches(summarize_batch, store, spec, threads=ids, executor=executor, batch_size=batch_size,
+                           options=options)
+    return _fold_here(store, spec, ids, options)
+
+
+def _fold_here(store: EventLogStore | str, spec: MachineSpec, ids: list[str], options: Mapping[str, Any]
+               ) -> Iterator[tuple[tuple[str, ...], BatchRows]]:
+    if not ids:
+        return
+    located, owned = store_spec(store, loop_bound=True)
+    reader = located.store
+    assert reader is not None
+
+    async def fold() -> BatchRows:
+        try:
+            return await summarize_batch(BatchContext(reader, spec.machine, options), ids)
+        finally:
+            if owned:
+                await reader.aclose()
+
+    yield tuple(ids), run_sync(fold())
+
+
+IN_PROCESS_BATCH = 100
+"""Threads per batch folded in this process (`map_batches`' own size there)."""
 
 
 def _machine_spec(machine: Any, executor: concurrent.futures.Executor | None) -> MachineSpec:
