@@ -187,12 +187,13 @@ class PostgresEventLogStore(EventLogStore):
             " SELECT tid, (SELECT max(idx) FROM {t} WHERE thread_id = ids.tid) + 1 FROM ids"
             " WHERE tid IS NOT NULL LIMIT %(limit)s OFFSET %(offset)s"
         ).format(t=t)
-        # The heads: each thread's last index and row count from the primary key's index, joined to the last row,
-        # whose text the server hashes (32 bytes travel per thread, not the text). One query either way.
+        # The heads: each thread's last index and row count from the primary key's index, then one index probe per
+        # thread for the last row, whose text the server hashes (32 bytes travel per thread, not the text). A join
+        # instead makes the planner scan every row of the table (100,000 threads: 1.2-1.3 s, against 0.95 s).
         self._sql_heads = sql.SQL(
-            "SELECT h.thread_id, h.top, h.n, sha256(convert_to(t.body, 'UTF8')) FROM"
-            " (SELECT thread_id, max(idx) AS top, count(*) AS n FROM {t} GROUP BY thread_id) h"
-            " JOIN {t} t ON t.thread_id = h.thread_id AND t.idx = h.top ORDER BY h.thread_id"
+            "SELECT h.thread_id, h.top, h.n, (SELECT sha256(convert_to(b.body, 'UTF8')) FROM {t} b"
+            " WHERE b.thread_id = h.thread_id AND b.idx = h.top) FROM"
+            " (SELECT thread_id, max(idx) AS top, count(*) AS n FROM {t} GROUP BY thread_id) h ORDER BY h.thread_id"
         ).format(t=t)
         self._sql_heads_of = sql.SQL(
             "SELECT u.tid, h.top, h.n, sha256(convert_to(b.body, 'UTF8')) FROM unnest({ids}::text[]) AS u(tid)"
@@ -474,13 +475,16 @@ class PostgresEventLogStore(EventLogStore):
 
     async def _thread_heads(self, wanted: list[str] | None) -> list[ThreadHead]:
         pool = await self._get_pool()
-        async with self._translate("read of the thread heads"), pool.connection() as conn:
+        async with self._translate("read of the thread heads"), pool.connection() as conn, conn.transaction():
+            # A query this size crosses the JIT threshold, and compiling it costs more than it saves.
+            await conn.execute("SET LOCAL jit = off")
             if wanted is None:
                 cur = await conn.execute(self._sql_heads)
             else:
                 cur = await conn.execute(self._sql_heads_of, {"ids": wanted})
             rows = await cur.fetchall()
-        return [ThreadHead(tid, int(top) + 1, int(n), bytes(digest)) for tid, top, n, digest in rows]
+        return [ThreadHead(tid, int(top) + 1, int(n), bytes(digest)) for tid, top, n, digest in rows
+                if digest is not None]
 
     # --- watching: LISTEN/NOTIFY, reads retried through a lost server -------------------------------
 
