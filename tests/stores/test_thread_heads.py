@@ -70,6 +70,9 @@ async def test_sqlite_heads_of_rows_written_outside_the_package(tmp_path: Path) 
     assert heads["d-not-json"].digest == hashlib.sha256(b"{not json").digest()
     assert await store.thread_heads(["d-not-json", "nobody"]) == [heads["d-not-json"]]
     await store.aclose()
+    blocking = SqliteEventLogStore(path, read_only=True)
+    assert blocking.sync.thread_heads(["a-clean"]) == [heads["a-clean"]]  # the blocking facade has it too
+    blocking.sync.close()
 
 
 async def test_sqlite_heads_of_a_thread_id_that_is_not_utf8(tmp_path: Path) -> None:
