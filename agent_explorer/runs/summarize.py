@@ -76,7 +76,12 @@ def iter_run_batches(
     ids = None if threads is None else list(threads)
     try:
         matched = None
+        opened: EventLogStore | None = None
         if summary_cache is not None and summary_cache.has_records(ids):
+            if isinstance(store, str):  # opened once for the heads and the folds (not once each)
+                located, _ = store_spec(store, loop_bound=False)
+                assert located.store is not None
+                opened = store = located.store
             with without_cyclic_gc():  # 100,000 rows and records: the collector would rescan them all, often
                 matched = _serve_unchanged(store, ids, summary_cache, table)
         if matched is None:  # a first look (or heads that could not be read): every thread to the workers
@@ -98,6 +103,8 @@ def iter_run_batches(
     finally:
         if summary_cache is not None:
             summary_cache.close()
+        if opened is not None:
+            run_sync(opened.aclose())
 
 
 def _folded(store: EventLogStore | str, spec: MachineSpec, ids: list[str] | None,
