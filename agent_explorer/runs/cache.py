@@ -312,18 +312,29 @@ def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], pri
         if parsed["format"] != FORMAT or parsed["thread_id"] != thread_id or carry["length"] != length \
                 or carry["head"] != head.hex() or row["status"] not in _FOLDED:
             return None  # the key columns must say what the checked payload says
-        verified, divergent = row["verified"], carry["divergent_index"]
-        texts = (carry["first_recorded"], carry["last_recorded"], carry["machine_id"], carry["version"])
-        if verified not in (True, False, None) or not (divergent is None or type(divergent) is int) \
-                or not all(text is None or type(text) is str for text in texts):
+        if not _in_shape(carry, row):
             return None
+        first, last, machine_id, version = (carry["first_recorded"], carry["last_recorded"], carry["machine_id"],
+                                            carry["version"])
+        verified, divergent = row["verified"], carry["divergent_index"]
         return length, head, RunSummary(
-            thread_id, length, *texts, str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
+            thread_id, length, first, last, machine_id, version, str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
             int(row["total_tokens"]), priced(float(carry["recorded_cost"]), carry["tokens_by_model"], prices), None,
             row.get("value"),
         )
     except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt
         return None
+
+
+def _in_shape(carry: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+    """The fields a served row takes from a record, of the types a fold writes (a signed record may still lie)."""
+    first, last, machine_id, version = carry["first_recorded"], carry["last_recorded"], carry["machine_id"], \
+        carry["version"]
+    divergent = carry["divergent_index"]
+    return (row["verified"] in (True, False, None) and (divergent is None or type(divergent) is int)
+            and (first is None or type(first) is str) and (last is None or type(last) is str)
+            and (machine_id is None or type(machine_id) is str) and (version is None or type(version) is str)
+            and row["status"] in _FOLDED)
 
 
 _FOLDED = frozenset(("done", "error", "idle", "in-flight"))
@@ -340,7 +351,7 @@ def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry
             return None
         row = record["row"]
         carry = Carry.from_json({**record["carry"], "persisted": {}})
-        if not isinstance(row, dict) or row.get("status") not in ("done", "error", "idle", "in-flight"):
+        if not isinstance(row, dict) or not _in_shape(record["carry"], row):
             return None
         return carry, row, snapshot
     except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt

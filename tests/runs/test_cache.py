@@ -320,3 +320,25 @@ def test_a_thread_stored_as_other_json_text_is_served_after_a_tail_read(tmp_path
     again = summarize_runs(url, AGENT)
     assert first.folded == len(entries) and again.folded == 0 and again.cached == 1
     pd.testing.assert_frame_equal(again.to_pandas(), first.to_pandas())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda record: record["carry"].update(first_recorded=5),  # a field out of shape
+        lambda record: record["row"].update(verified="yes"),
+        lambda record: record["carry"].update(head="00" * 32),  # the payload's key is not the key columns'
+        lambda record: record["carry"].update(length=99),
+    ],
+    ids=["text-field", "verified", "head", "length"],
+)
+def test_a_signed_record_that_does_not_hold_together_is_never_served(sqlite_runs: str, cache_dir: Path,
+                                                                      change: Any) -> None:
+    # Signed as the cache signs (its digest checks), yet out of shape or keyed apart from its own columns: the
+    # thread is folded again, never served from it.
+    summarize(sqlite_runs)
+    (path,) = cache_files(cache_dir)
+    _rewrite(path, "c-in-flight", change, keep_digest=False)
+    rows = summarize(sqlite_runs)
+    assert rows.folded == len(runs()["c-in-flight"][0]) and rows.cached == len(FOLDABLE) - 1
+    pd.testing.assert_frame_equal(rows.to_pandas(), cold(sqlite_runs))
