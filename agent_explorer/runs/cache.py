@@ -1,10 +1,11 @@
 """The run list's cache: rows and fold carries kept outside the store, in the user's cache folder.
 
 One SQLite file per (store identity, machine structural identity) under `user_cache_dir("agent-explorer")/runs`
-(`AGENT_EXPLORER_CACHE_DIR` overrides the folder). A cached thread is keyed by its length, its last entry's id
-and that entry's recorded hash, and each payload carries its own digest: a file that is corrupt, foreign or
-of another format is set aside and rebuilt, a payload that does not check is ignored, never trusted. Only
-the process that calls `summarize_runs` writes here; workers read. Never writes to the store.
+(`AGENT_EXPLORER_CACHE_DIR` overrides the folder). A cached thread is keyed by its length and the digest of its
+last entry's text (`head`, compared with the store's `thread_heads` in bulk; its last entry's id and recorded hash
+when a tail is read instead), and each record carries its own digest: a file that is corrupt, foreign or of
+another format is set aside and rebuilt, a record that does not check is ignored, never trusted. Only the
+process that calls `summarize_runs` writes here; workers read. Never writes to the store.
 """
 
 from __future__ import annotations
@@ -13,24 +14,25 @@ import contextlib
 import hashlib
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from ..canonical.jcs import state_hash
+from ..explorer.prices import Prices
 from ..stores.base import EventLogStore
 from ..stores.urls import redact_url, sqlite_path, store_url, without_mode
-from .row import Carry
+from .row import Carry, RunSummary, priced
 
 __all__ = [
-    "CACHE_ENV", "FORMAT", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "payload", "snapshot_of",
-    "store_identity",
+    "CACHE_ENV", "FORMAT", "Record", "SummaryCache", "cache_dir", "cache_key", "machine_identity", "payload",
+    "served_row", "snapshot_of", "store_identity",
 ]
 
 CACHE_ENV = "AGENT_EXPLORER_CACHE_DIR"
-FORMAT = "agent-explorer/runs-cache/2"
+FORMAT = "agent-explorer/runs-cache/3"
 """Bumped whenever a payload's meaning changes: a file of another format is rebuilt, not read."""
 
 
@@ -69,6 +71,10 @@ def machine_identity(machine: Any) -> str:
 
 def cache_key(store: str, machine: str) -> str:
     return hashlib.sha256(f"{FORMAT}\n{store}\n{machine}".encode()).hexdigest()[:40]
+
+
+Record = tuple[str, bytes, bytes, int, "bytes | None"]
+"""What a batch hands back to be cached: (thread id, payload, snapshot, length, head digest or None)."""
 
 
 def _digest(payload: bytes, snapshot: bytes) -> str:
@@ -142,9 +148,11 @@ class SummaryCache:
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")
         connection.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        # `length` and `head` repeat the payload's key outside it, so a reopened store is matched against the
+        # cache without parsing a record per thread; a served record is parsed, and its payload must agree.
         connection.execute(
             "CREATE TABLE IF NOT EXISTS threads (thread_id TEXT PRIMARY KEY, digest TEXT NOT NULL, payload BLOB NOT NULL, "
-            "snapshot BLOB NOT NULL)"
+            "snapshot BLOB NOT NULL, length INTEGER, head BLOB)"
         )
         present = dict(connection.execute("SELECT key, value FROM meta").fetchall())
         if not present:
@@ -187,16 +195,75 @@ class SummaryCache:
             return found
         return found
 
-    def store(self, records: Iterable[tuple[str, bytes, bytes]]) -> None:
-        """Write `(thread_id, payload, snapshot)` records (as `payload()` builds them); a failure is dropped."""
+    def keyed(self, thread_ids: Sequence[str] | None = None) -> dict[str, tuple[int, bytes, str, bytes, bytes]]:
+        """Every record (or those of `thread_ids`) by thread id, unparsed: (length, head, digest, payload, snapshot),
+        in one read of the file (a reopened store is matched against it in bulk). Records without a head are left
+        out: they are served only after a tail read (`lookup`)."""
+        if self._connection is None:
+            return {}
+        query = "SELECT thread_id, length, head, digest, payload, snapshot FROM threads WHERE head IS NOT NULL"
+        found: dict[str, tuple[int, bytes, str, bytes, bytes]] = {}
+        try:
+            if thread_ids is None or len(thread_ids) > 5000:  # most of the file: one scan, then pick
+                wanted = None if thread_ids is None else set(thread_ids)
+                for thread_id, *rest in self._connection.execute(query):
+                    if wanted is None or thread_id in wanted:
+                        found[thread_id] = tuple(rest)
+            else:
+                ids = list(thread_ids)
+                for start in range(0, len(ids), 500):
+                    chunk = ids[start : start + 500]
+                    marks = ",".join("?" * len(chunk))
+                    for thread_id, *rest in self._connection.execute(f"{query} AND thread_id IN ({marks})", chunk):
+                        found[thread_id] = tuple(rest)
+        except sqlite3.DatabaseError:
+            return {}
+        return found
+
+    def servable(self, thread_ids: Sequence[str] | None, prices: Prices | None
+                 ) -> dict[str, tuple[int, bytes, RunSummary]]:
+        """Every record (or those of `thread_ids`) that checks, as the row it serves and the head it serves it for:
+        {thread id: (length, head digest, row)} (`keyed`, then `served_row` on each)."""
+        found: dict[str, tuple[int, bytes, RunSummary]] = {}
+        for thread_id, record in self.keyed(thread_ids).items():
+            served = served_row(thread_id, record, prices)
+            if served is not None:
+                found[thread_id] = served
+        return found
+
+    def has_records(self, thread_ids: Sequence[str] | None = None) -> bool:
+        """Does the file hold any record (of `thread_ids`, when given)? Else matching the store against it is
+        skipped: a first look, or a followed list folding threads that just appeared."""
+        if self._connection is None:
+            return False
+        try:
+            if thread_ids is None or len(thread_ids) > 5000:
+                return self._connection.execute("SELECT 1 FROM threads LIMIT 1").fetchone() is not None
+            ids = list(thread_ids)
+            for start in range(0, len(ids), 500):
+                chunk = ids[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                if self._connection.execute(f"SELECT 1 FROM threads WHERE thread_id IN ({marks}) LIMIT 1",
+                                            chunk).fetchone() is not None:
+                    return True
+            return False
+        except sqlite3.Error:  # a cache that cannot answer (or an id it cannot bind) is not consulted
+            return False
+
+    def store(self, records: Iterable[Record]) -> None:
+        """Write `(thread_id, payload, snapshot, length, head)` records (as `payload()` builds them); a failure is
+        dropped."""
         if self._connection is None or not self.writable:
             return
-        rows = [(thread_id, _digest(data, snapshot), data, snapshot) for thread_id, data, snapshot in records]
+        rows = [(thread_id, _digest(data, snapshot), data, snapshot, length, head)
+                for thread_id, data, snapshot, length, head in records]
         if not rows:
             return
         try:
             with self._connection:
-                self._connection.executemany("INSERT OR REPLACE INTO threads VALUES (?, ?, ?, ?)", rows)
+                self._connection.executemany(
+                    "INSERT OR REPLACE INTO threads (thread_id, digest, payload, snapshot, length, head)"
+                    " VALUES (?, ?, ?, ?, ?, ?)", rows)
         except sqlite3.Error:
             pass  # a cache that cannot be written only costs a refold next time
 
@@ -207,12 +274,14 @@ class SummaryCache:
             self._connection = None
 
 
-def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> tuple[str, bytes, bytes]:
+def payload(thread_id: str, carry: Carry, row: Mapping[str, Any]) -> Record:
     """One cache record: the carry without its snapshot and the row's folded fields (the thread id inside, so a
-    record moved to another key does not check), and the persisted snapshot on its own."""
+    record moved to another key does not check), the persisted snapshot on its own, and the key columns."""
     data = carry.to_json()
     snapshot = orjson.dumps(data.pop("persisted"))
-    return thread_id, orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": data, "row": dict(row)}), snapshot
+    head = bytes.fromhex(carry.head) if carry.head is not None else None
+    return (thread_id, orjson.dumps({"format": FORMAT, "thread_id": thread_id, "carry": data, "row": dict(row)}),
+            snapshot, carry.length, head)
 
 
 def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
@@ -227,6 +296,51 @@ def snapshot_of(carry: Carry, snapshot: bytes) -> Carry | None:
     return carry
 
 
+def served_row(thread_id: str, record: tuple[int, bytes, str, bytes, bytes], prices: Prices | None
+               ) -> tuple[int, bytes, RunSummary] | None:
+    """(length, head digest, row) of a record as `keyed` reads it: the row it serves a thread whose head is that
+    length and digest. None for a record that does not check (digest, format, thread id, shape, key columns that
+    disagree with the payload), which is never trusted. The row is built straight from the record: no carry, the
+    snapshot only hashed."""
+    length, head, digest, data, snapshot = record
+    if type(data) is not bytes or type(snapshot) is not bytes or type(head) is not bytes \
+            or _digest(data, snapshot) != digest:
+        return None
+    try:
+        parsed = orjson.loads(data)
+        carry, row = parsed["carry"], parsed["row"]
+        if parsed["format"] != FORMAT or parsed["thread_id"] != thread_id or carry["length"] != length \
+                or carry["head"] != head.hex() or row["status"] not in _FOLDED:
+            return None  # the key columns must say what the checked payload says
+        if not _in_shape(carry, row):
+            return None
+        first, last, machine_id, version = (carry["first_recorded"], carry["last_recorded"], carry["machine_id"],
+                                            carry["version"])
+        verified, divergent = row["verified"], carry["divergent_index"]
+        return length, head, RunSummary(
+            thread_id, length, first, last, machine_id, version, str(row["state"]), row["status"], int(row["owed"]), verified, divergent,
+            int(row["total_tokens"]), priced(float(carry["recorded_cost"]), carry["tokens_by_model"], prices), None,
+            row.get("value"),
+        )
+    except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt
+        return None
+
+
+def _in_shape(carry: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+    """The fields a served row takes from a record, of the types a fold writes (a signed record may still lie)."""
+    first, last, machine_id, version = carry["first_recorded"], carry["last_recorded"], carry["machine_id"], \
+        carry["version"]
+    divergent = carry["divergent_index"]
+    return (row["verified"] in (True, False, None) and (divergent is None or type(divergent) is int)
+            and (first is None or type(first) is str) and (last is None or type(last) is str)
+            and (machine_id is None or type(machine_id) is str) and (version is None or type(version) is str)
+            and row["status"] in _FOLDED)
+
+
+_FOLDED = frozenset(("done", "error", "idle", "in-flight"))
+"""The statuses a cached row may hold (skipped and unreadable rows are never cached)."""
+
+
 def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry, dict[str, Any], bytes] | None:
     if not isinstance(data, bytes) or not isinstance(snapshot, bytes) or not isinstance(digest, str) \
             or _digest(data, snapshot) != digest:
@@ -237,7 +351,7 @@ def _parse(thread_id: str, digest: Any, data: Any, snapshot: Any) -> tuple[Carry
             return None
         row = record["row"]
         carry = Carry.from_json({**record["carry"], "persisted": {}})
-        if not isinstance(row, dict) or row.get("status") not in ("done", "error", "idle", "in-flight"):
+        if not isinstance(row, dict) or not _in_shape(record["carry"], row):
             return None
         return carry, row, snapshot
     except Exception:  # noqa: BLE001 - any record that does not parse is ignored and rebuilt

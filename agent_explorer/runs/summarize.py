@@ -1,10 +1,13 @@
 """`summarize_runs`: one run list row per thread of a store, folded on the fleet path (any executor).
 
-Each batch of threads goes to `summarize_batch` (in-process, a process pool or Dask, through
-`fleet.map_batches`); a worker serves a thread whose length, last entry id and hash match its cached carry
-without folding, folds a grown thread on from its cached persisted snapshot (after tying that snapshot to
-the hash recorded on the entry it stands for), and folds every other thread from its init entry. Only this
-process writes the cache; nothing is ever written to the store.
+With a cache that holds records, this process first matches the store against it in bulk: one `thread_heads`
+query (each thread's length and the digest of its last entry's text) and one read of the cache file; a thread
+whose length and digest are its record's is served from the record without reading it. Every other thread goes,
+batch by batch, to `summarize_batch` (in-process, a process pool or Dask, through `fleet.map_batches`): a worker
+serves a thread whose length, last entry id and hash match its cached carry without folding (a tail read),
+folds a grown thread on from its cached persisted snapshot (after tying that snapshot to the hash recorded on
+the entry it stands for), and folds every other thread from its init entry. Only this process writes the cache;
+nothing is ever written to the store.
 """
 
 from __future__ import annotations
@@ -17,11 +20,11 @@ from typing import Any
 
 from ..errors import AgentError
 from ..explorer.prices import Prices
-from ..fleet.refs import machine_spec, store_spec
+from ..fleet.refs import MachineSpec, machine_spec, store_spec
 from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
-from ..stores.base import EventLogStore
+from ..stores.base import EventLogStore, ThreadHead, check_thread_id
 from ..stores.portal import run_sync
-from .cache import SummaryCache, payload, snapshot_of
+from .cache import Record, SummaryCache, payload, snapshot_of
 from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
@@ -36,9 +39,14 @@ class BatchRows:
     served whole from the cache."""
 
     rows: list[RunSummary]
-    records: list[tuple[str, bytes, bytes]]
+    records: list[Record]
     folded: int
     cached: int
+
+
+SERVED_CHUNK = 1000
+"""Rows per batch handed out when most are served from the cache (a batch is a progress report and a list update
+in the run list widget; a hundred of them for 100,000 threads)."""
 
 
 def _prices(prices: Prices | Mapping[str, Mapping[str, float]] | None) -> Prices | None:
@@ -61,19 +69,163 @@ def iter_run_batches(
     pass its threads first, or read the first batch). The cache is written batch by batch as they arrive."""
     if isinstance(threads, str):
         raise AgentError("threads must be an iterable of thread ids, not one str", code="invalid-argument")
-    spec = machine_spec(machine)
+    spec = _machine_spec(machine, executor)
     table = _prices(prices)
     summary_cache = SummaryCache.for_run(store, spec.machine) if cache else None
     options = {"prices": table, "cache": summary_cache.reader() if summary_cache is not None else None}
+    ids = None if threads is None else list(threads)
     try:
-        for _, batch in map_batches(summarize_batch, store, spec, threads=threads, executor=executor,
-                                    batch_size=batch_size, options=options):
-            if summary_cache is not None and batch.records:
-                summary_cache.store(batch.records)
-            yield batch
+        matched = None
+        opened: EventLogStore | None = None
+        if summary_cache is not None and summary_cache.has_records(ids):
+            if isinstance(store, str):  # opened once for the heads and the folds (not once each)
+                located, _ = store_spec(store, loop_bound=False)
+                assert located.store is not None
+                opened = store = located.store
+            with without_cyclic_gc():  # 100,000 rows and records: the collector would rescan them all, often
+                matched = _serve_unchanged(store, ids, summary_cache, table)
+        if matched is None:  # a first look (or heads that could not be read): every thread to the workers
+            for _, batch in _folded(store, spec, ids, executor, batch_size, options):
+                if summary_cache is not None and batch.records:
+                    summary_cache.store(batch.records)
+                yield batch
+            return
+        assert summary_cache is not None
+        order, served, gaps = matched
+        misses = [thread_id for thread_id in order if thread_id not in served]
+        results = _folded(store, spec, misses, executor, batch_size, {**options, "gaps": gaps}) if misses else None
+        try:
+            yield from _merged(order, served, results or iter(()), summary_cache, max(batch_size or 0, SERVED_CHUNK))
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()  # a consumer that stopped early stops the workers too
     finally:
         if summary_cache is not None:
             summary_cache.close()
+        if opened is not None:
+            run_sync(opened.aclose())
+
+
+def _folded(store: EventLogStore | str, spec: MachineSpec, ids: list[str] | None,
+            executor: concurrent.futures.Executor | None, batch_size: int | None, options: Mapping[str, Any]
+            ) -> Iterator[tuple[tuple[str, ...], BatchRows]]:
+    """`map_batches(summarize_batch, ...)`, except that a few threads folded here (one batch's worth, as a followed
+    run list folds a thread that grew) run in this thread: no driver thread to start and hand rows back through,
+    which under a loaded machine's scheduling costs more than the fold."""
+    if executor is not None or ids is None or batch_size is not None or len(ids) > IN_PROCESS_BATCH:
+        return map_batches(summarize_batch, store, spec, threads=ids, executor=executor, batch_size=batch_size,
+                           options=options)
+    return _fold_here(store, spec, ids, options)
+
+
+def _fold_here(store: EventLogStore | str, spec: MachineSpec, ids: list[str], options: Mapping[str, Any]
+               ) -> Iterator[tuple[tuple[str, ...], BatchRows]]:
+    if not ids:
+        return
+    located, owned = store_spec(store, loop_bound=True)
+    reader = located.store
+    assert reader is not None
+
+    async def fold() -> BatchRows:
+        try:
+            return await summarize_batch(BatchContext(reader, spec.machine, options), ids)
+        finally:
+            if owned:
+                await reader.aclose()
+
+    yield tuple(ids), run_sync(fold())
+
+
+IN_PROCESS_BATCH = 100
+"""Threads per batch folded in this process (`map_batches`' own size there)."""
+
+
+def _machine_spec(machine: Any, executor: concurrent.futures.Executor | None) -> MachineSpec:
+    """The machine as the batches get it. In this process they use the object itself, so its importable reference
+    is not looked for: that walks every loaded module (40-140 ms with a notebook's thousand), and a run list that
+    follows a store folds each thread that grows through here."""
+    in_process = executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
+    if in_process and not isinstance(machine, (str, MachineSpec)) and hasattr(machine, "get_persisted_snapshot"):
+        return MachineSpec(None, machine.id, str(machine.version), machine)
+    return machine_spec(machine)
+
+
+def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_cache: SummaryCache,
+                     prices: Prices | None) -> tuple[list[str], dict[str, RunSummary], frozenset[str]] | None:
+    """(every thread in order, the rows served from the cache, the threads with rows missing under their head): a
+    thread whose head (length, rows held, digest of its last entry's text) is its record's, and whose record
+    checks, is served; None when the heads cannot be read (every thread is then folded or tail-read as on a first
+    look). A thread with a gap is read whole, where the gap makes it unreadable."""
+    wanted = None if ids is None else [thread_id for thread_id in dict.fromkeys(ids) if _is_thread_id(thread_id)]
+    # One after the other: checking records is Python, and a thread doing it beside the store's reader would
+    # make that reader wait for the GIL at every row (measured: 5 s instead of 2.7 s at 100,000 threads).
+    heads = _read_heads(store, wanted)
+    if heads is None:
+        return None
+    servable = summary_cache.servable(wanted, prices)
+    served: dict[str, RunSummary] = {}
+    gaps = frozenset(head.thread_id for head in heads if head.rows != head.length)
+    for head in heads:
+        found = servable.get(head.thread_id)
+        if found is not None and found[0] == head.length and found[1] == head.digest and head.thread_id not in gaps:
+            served[head.thread_id] = found[2]
+    order = [head.thread_id for head in heads] if ids is None else list(dict.fromkeys(ids))
+    return order, served, gaps
+
+
+def _is_thread_id(thread_id: object) -> bool:
+    try:
+        check_thread_id(thread_id)
+    except AgentError:
+        return False  # read with the rest, where it becomes an unreadable row
+    return True
+
+
+def _read_heads(store: EventLogStore | str, ids: list[str] | None) -> list[ThreadHead] | None:
+    spec, owned = store_spec(store, loop_bound=True)
+    reader = spec.store
+    assert reader is not None
+
+    async def read() -> list[ThreadHead] | None:
+        try:
+            return await reader.thread_heads(ids)
+        except AgentError:
+            return None
+        finally:
+            if owned:
+                await reader.aclose()
+
+    return run_sync(read())
+
+
+def _merged(order: list[str], served: Mapping[str, RunSummary], results: Iterator[tuple[Any, BatchRows]],
+            summary_cache: SummaryCache, size: int) -> Iterator[BatchRows]:
+    """Served rows and folded ones, merged back into thread order, `size` rows a batch (the folded ones arrive
+    in the order of `order` too, so a batch waits only for its own)."""
+    pending: dict[str, RunSummary] = {}
+    for start in range(0, len(order), size):
+        rows: list[RunSummary] = []
+        records: list[Record] = []
+        folded = cached = 0
+        for thread_id in order[start : start + size]:
+            row = served.get(thread_id)
+            if row is not None:
+                rows.append(row)
+                cached += 1
+                continue
+            while thread_id not in pending:
+                arrived = next(results, None)
+                if arrived is None:
+                    raise AgentError(f"no row came back for thread {thread_id!r}", code="fleet-task-failed")
+                batch = arrived[1]
+                pending.update((got.thread_id, got) for got in batch.rows)
+                folded, cached = folded + batch.folded, cached + batch.cached
+                records.extend(batch.records)
+            rows.append(pending.pop(thread_id))
+        if records:
+            summary_cache.store(records)
+        yield BatchRows(rows, records, folded, cached)
 
 
 def summarize_runs(
@@ -140,15 +292,17 @@ async def summarize_batch(context: BatchContext, thread_ids: Sequence[str]) -> B
     prices: Prices | None = context.options.get("prices")
     caching = context.options.get("cache") is not None
     reader = SummaryCache.open_reader(context.options.get("cache"))
+    whole: list[str] = []
     try:
         cached = reader.lookup(thread_ids) if reader is not None else {}
+        for thread_id in context.options.get("gaps") or ():  # rows missing under its head: never from a tail
+            cached.pop(thread_id, None)
     finally:
         if reader is not None:
             reader.close()
     rows: dict[str, RunSummary] = {}
-    records: list[tuple[str, bytes, bytes]] = []
+    records: list[Record] = []
     folded = served = 0
-    whole: list[str] = []
     tails = await _read_tails(context.store, cached)
     with without_cyclic_gc():
         for thread_id in thread_ids:

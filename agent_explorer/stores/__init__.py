@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import EventLogStore, ThreadInfo
+from .base import EventLogStore, ThreadHead, ThreadInfo
 from .conformance import assert_event_log_store_conformance
 from .memory import InMemoryEventLogStore, create_in_memory_event_log_store
 from .portal import SyncStore
@@ -16,6 +16,7 @@ __all__ = [
     "EventLogStore",
     "SyncStore",
     "ThreadInfo",
+    "ThreadHead",
     "InMemoryEventLogStore",
     "create_in_memory_event_log_store",
     "SqliteEventLogStore",

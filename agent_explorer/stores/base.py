@@ -18,6 +18,7 @@ Limits (the same for every store, so a log that fits one fits all):
 from __future__ import annotations
 
 import abc
+import hashlib
 import json
 import re
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
@@ -35,6 +36,8 @@ __all__ = [
     "EventLogStore",
     "PreparedEntry",
     "ThreadInfo",
+    "ThreadHead",
+    "head_digest",
     "MAX_THREAD_ID_BYTES",
     "MAX_ENTRY_ID_BYTES",
     "MAX_ENTRY_BYTES",
@@ -43,6 +46,7 @@ __all__ = [
     "MAX_INDEX",
     "MAX_NESTING",
     "check_thread_id",
+    "check_thread_ids",
     "check_identifier",
     "check_index",
     "check_window",
@@ -75,6 +79,26 @@ class ThreadInfo(NamedTuple):
 
     thread_id: str
     length: int
+
+
+class ThreadHead(NamedTuple):
+    """One row of `thread_heads`: what a thread ends with, without reading its entries.
+
+    `length` is the next expected index (the last row's index + 1), `rows` how many rows the thread holds (less
+    than `length` only when rows were deleted outside the package), `digest` the SHA-256 of the last row's stored
+    JSON text (`head_digest`). The text itself is not read, let alone checked: a caller compares the digest with
+    the digest of text it read and checked before (a cache key), and reads the thread when they differ.
+    """
+
+    thread_id: str
+    length: int
+    rows: int
+    digest: bytes
+
+
+def head_digest(text: str | bytes) -> bytes:
+    """The SHA-256 of an entry's stored JSON text (its UTF-8 bytes): what `ThreadHead.digest` holds."""
+    return hashlib.sha256(text.encode("utf-8") if isinstance(text, str) else text).digest()
 
 
 class PreparedEntry:
@@ -126,6 +150,14 @@ def check_identifier(name: Any, what: str) -> str:
             f"at most 40 characters"
         )
     return name
+
+
+def check_thread_ids(thread_ids: Iterable[str]) -> list[str]:
+    """Thread ids for a bulk call (`thread_heads`): each checked as `check_thread_id`, each once, ordered by id
+    (code point order is UTF-8 byte order, the stores' order)."""
+    if isinstance(thread_ids, (str, bytes)):
+        raise _invalid("thread_ids must be an iterable of thread ids, not one str")
+    return sorted({check_thread_id(thread_id) for thread_id in thread_ids})
 
 
 def check_index(value: Any, what: str, *, minimum: int = 0) -> int:
@@ -389,6 +421,37 @@ class EventLogStore(abc.ABC):
     @abc.abstractmethod
     async def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         """Threads ordered by id, with their lengths, one page at a time."""
+
+    async def thread_heads(self, thread_ids: Iterable[str] | None = None) -> list[ThreadHead]:
+        """Every thread's head (`ThreadHead`: length, rows held, digest of the last entry's text), ordered by id;
+        with `thread_ids`, the heads of those that exist (each once, ordered by id).
+
+        What a summary cache needs to tell an unchanged thread from a changed one without one read per thread: the
+        SQLite and PostgreSQL stores answer it in one query. This default (for third-party stores) pages
+        `list_threads` and reads each thread's last entry; a thread whose last entry cannot be read is left out
+        (the caller then reads the whole thread and meets the error there).
+        """
+        wanted = None if thread_ids is None else check_thread_ids(thread_ids)
+        lengths: list[tuple[str, int]] = []
+        if wanted is None:
+            while True:
+                page = await self.list_threads(limit=1000, offset=len(lengths))
+                lengths.extend((info.thread_id, info.length) for info in page)
+                if len(page) < 1000:
+                    break
+        else:
+            lengths = [(thread_id, await self.length(thread_id)) for thread_id in wanted]
+        heads: list[ThreadHead] = []
+        for thread_id, length in lengths:
+            if not length:
+                continue
+            try:
+                last = await self.read_raw(thread_id, length - 1)
+            except AgentError:
+                continue
+            if last:
+                heads.append(ThreadHead(thread_id, length, length, head_digest(last[0])))
+        return heads
 
     def watch(self, thread_id: str, from_index: int = 0) -> AsyncGenerator[list[dict[str, Any]], None]:
         """Follow a thread: an async iterator of batches, what is stored from `from_index` first, then what is appended.

@@ -26,7 +26,7 @@ from ..errors import (
     AgentLogFormatError,
     NonSerializableAgentEventError,
 )
-from .base import EventLogStore
+from .base import EventLogStore, ThreadHead, head_digest
 from .urls import open_store
 
 __all__ = [
@@ -406,6 +406,38 @@ async def list_threads_pages_with_lengths(store: EventLogStore) -> None:
     _check(mine == [(name, i + 1) for i, name in enumerate(names)], f"list_threads must list the new threads with their lengths, got {mine!r}")
 
 
+async def thread_heads_name_each_thread_s_end(store: EventLogStore) -> None:
+    prefix = _thread("heads")
+    names = [f"{prefix}-{i}" for i in range(3)] + [f"{prefix}-'; \"x\" \U0001F600"]
+    for i, name in enumerate(names):
+        await store.append(thread_id=name, expected_index=0, entries=_entries(0, i + 1, tag=name[-1]))
+
+    async def expected(name: str) -> ThreadHead:
+        length = await store.length(name)
+        return ThreadHead(name, length, length, head_digest((await store.read_raw(name, length - 1))[0]))
+
+    # Asked by id: each thread that exists, once, ordered by id, with its length, its row count and the SHA-256
+    # of its last entry's exact stored text; a thread never written is left out.
+    wanted = [names[2], f"{prefix}-missing", names[0], names[2], names[1], names[3]]
+    heads = await store.thread_heads(wanted)
+    _check(heads == [await expected(name) for name in sorted(names)],
+           f"thread_heads({wanted!r}) returned {heads!r}")
+    _check(all(type(head.digest) is bytes and len(head.digest) == 32 for head in heads), "a head's digest is 32 bytes")
+    # Asked for every thread: the same heads among the rest, each thread once, ordered by id.
+    every = await store.thread_heads()
+    ids = [head.thread_id for head in every]
+    _check(ids == sorted(ids, key=lambda s: s.encode("utf-8")) and len(set(ids)) == len(ids),
+           "thread_heads() must list each thread once, ordered by id")
+    mine = [head for head in every if head.thread_id.startswith(prefix)]
+    _check(mine == heads, f"thread_heads() must hold the new threads' heads, got {mine!r}")
+    # An append moves the head: a new length, the new last entry's digest.
+    await store.append(thread_id=names[0], expected_index=1, entries=_entries(1, 1, tag="z"))
+    moved = await store.thread_heads([names[0]])
+    _check(moved == [await expected(names[0])] and moved[0].digest != heads[0].digest,
+           f"after an append, thread_heads must name the new last entry, got {moved!r}")
+    await _expect_error("thread_heads with an empty id", store.thread_heads([names[0], ""]), AgentError, "invalid-argument")
+
+
 async def hostile_thread_ids_are_data(store: EventLogStore) -> None:
     # Thread ids are bound parameters: quotes, SQL, wildcards and Unicode are stored verbatim.
     tag = uuid.uuid4().hex[:8]
@@ -658,6 +690,8 @@ CONFORMANCE_CASES: tuple[ConformanceCase, ...] = (
     _case("fork", fork_onto_a_non_empty_thread_is_a_conflict),
     _case("json", json_round_trips_exactly),
     _case("json", large_entries_round_trip),
+    # After "json": a head's digest is of the text read_raw returns, so a store that rewrites text is named there.
+    _case("heads", thread_heads_name_each_thread_s_end),
     _case("watch", watch_starts_with_what_is_stored),
     _case("watch", watch_yields_each_append_whole_and_in_order),
     _case("watch", watch_batches_are_whole_appends_under_a_concurrent_writer),

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import AgentEventLogConflictError
 from .base import (
     EventLogStore,
     PreparedEntry,
+    ThreadHead,
     ThreadInfo,
     check_fork,
     check_fork_range,
     check_page,
     check_read,
     check_thread_id,
+    check_thread_ids,
     duplicate_id_error,
+    head_digest,
     prepare_batch,
 )
 from .watching import WakeUp
@@ -156,6 +159,14 @@ class InMemoryEventLogStore(EventLogStore):
         with self._lock:
             names = sorted(name for name, thread in self._threads.items() if thread.texts)
             return [ThreadInfo(name, len(self._threads[name].texts)) for name in names[offset : offset + limit]]
+
+    async def thread_heads(self, thread_ids: Iterable[str] | None = None) -> list[ThreadHead]:
+        wanted = None if thread_ids is None else check_thread_ids(thread_ids)
+        with self._lock:
+            names = sorted(self._threads) if wanted is None else wanted
+            heads = [(name, thread.texts[-1], len(thread.texts)) for name in names
+                     if (thread := self._threads.get(name)) is not None and thread.texts]
+        return [ThreadHead(name, length, length, head_digest(text)) for name, text, length in heads]
 
 
 def create_in_memory_event_log_store() -> InMemoryEventLogStore:

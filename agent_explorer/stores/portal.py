@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from .base import EventLogStore, ThreadInfo
+    from .base import EventLogStore, ThreadHead, ThreadInfo
 
 __all__ = ["Portal", "SyncStore", "run_sync"]
 
@@ -118,6 +118,9 @@ class SyncStore:
 
     def list_threads(self, *, limit: int = 100, offset: int = 0) -> list[ThreadInfo]:
         return self._portal.run(self._store.list_threads(limit=limit, offset=offset))
+
+    def thread_heads(self, thread_ids: Iterable[str] | None = None) -> list[ThreadHead]:
+        return self._portal.run(self._store.thread_heads(thread_ids))
 
     def close(self) -> None:
         """Close the store (and this facade's loop thread)."""

@@ -13,7 +13,7 @@ import concurrent.futures
 import contextlib
 import math
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -31,6 +31,7 @@ from ..errors import (
 from .base import (
     EventLogStore,
     PreparedEntry,
+    ThreadHead,
     ThreadInfo,
     check_fork,
     check_fork_range,
@@ -38,6 +39,7 @@ from .base import (
     check_page,
     check_read,
     check_thread_id,
+    check_thread_ids,
     duplicate_id_error,
     parse_stored_rows,
     prepare_batch,
@@ -185,6 +187,19 @@ class PostgresEventLogStore(EventLogStore):
             " SELECT tid, (SELECT max(idx) FROM {t} WHERE thread_id = ids.tid) + 1 FROM ids"
             " WHERE tid IS NOT NULL LIMIT %(limit)s OFFSET %(offset)s"
         ).format(t=t)
+        # The heads: each thread's last index and row count from the primary key's index, then one index probe per
+        # thread for the last row, whose text the server hashes (32 bytes travel per thread, not the text). A join
+        # instead makes the planner scan every row of the table (100,000 threads: 1.2-1.3 s, against 0.95 s).
+        self._sql_heads = sql.SQL(
+            "SELECT h.thread_id, h.top, h.n, (SELECT sha256(convert_to(b.body, 'UTF8')) FROM {t} b"
+            " WHERE b.thread_id = h.thread_id AND b.idx = h.top) FROM"
+            " (SELECT thread_id, max(idx) AS top, count(*) AS n FROM {t} GROUP BY thread_id) h ORDER BY h.thread_id"
+        ).format(t=t)
+        self._sql_heads_of = sql.SQL(
+            "SELECT u.tid, h.top, h.n, sha256(convert_to(b.body, 'UTF8')) FROM unnest({ids}::text[]) AS u(tid)"
+            " CROSS JOIN LATERAL (SELECT max(idx) AS top, count(*) AS n FROM {t} WHERE thread_id = u.tid) h"
+            " JOIN {t} b ON b.thread_id = u.tid AND b.idx = h.top ORDER BY u.tid COLLATE \"C\""
+        ).format(t=t, **p)
         self._sql_create = [
             sql.SQL("CREATE SCHEMA IF NOT EXISTS {s}").format(s=sql.Identifier(self.schema)),
             sql.SQL(
@@ -453,6 +468,23 @@ class PostgresEventLogStore(EventLogStore):
             async with pool.connection() as conn:
                 cur = await conn.execute(self._sql_threads, {"limit": limit, "offset": offset})
                 return [ThreadInfo(tid, int(length)) for tid, length in await cur.fetchall()]
+
+    async def thread_heads(self, thread_ids: Iterable[str] | None = None) -> list[ThreadHead]:
+        wanted = None if thread_ids is None else check_thread_ids(thread_ids)
+        return await self._run(self._thread_heads(wanted))
+
+    async def _thread_heads(self, wanted: list[str] | None) -> list[ThreadHead]:
+        pool = await self._get_pool()
+        async with self._translate("read of the thread heads"), pool.connection() as conn, conn.transaction():
+            # A query this size crosses the JIT threshold, and compiling it costs more than it saves.
+            await conn.execute("SET LOCAL jit = off")
+            if wanted is None:
+                cur = await conn.execute(self._sql_heads)
+            else:
+                cur = await conn.execute(self._sql_heads_of, {"ids": wanted})
+            rows = await cur.fetchall()
+        return [ThreadHead(tid, int(top) + 1, int(n), bytes(digest)) for tid, top, n, digest in rows
+                if digest is not None]
 
     # --- watching: LISTEN/NOTIFY, reads retried through a lost server -------------------------------
 

@@ -112,7 +112,9 @@ async def watch_thread(
         await wakeup.close()
 
 
-_LIST_PAGE = 1000
+_LIST_PAGE = 100_000
+"""Threads per `list_threads` page when the store is listed again. The SQL stores page by OFFSET over a loose
+index scan, so a page costs all the pages before it: 100,000 threads took 9 s in pages of 1,000, 0.3 s in one."""
 
 
 class ThreadLength(NamedTuple):

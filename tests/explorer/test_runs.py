@@ -329,3 +329,56 @@ def test_runs_imports_whichever_module_comes_first(first: str) -> None:
     code = f"import {first}\nfrom agent_explorer import Runs\nimport agent_explorer.runs\nprint(Runs.__module__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and out.stdout.strip() == "agent_explorer.explorer.runs", out.stderr
+
+
+def test_the_list_folds_on_its_own_store_never_reopening_it(db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Each fold (the first page, the rest, every thread that grows while following) reads through the list's own
+    # store: reopening it from its URL per fold cost a new connection pool on PostgreSQL at every wake-up.
+    from agent_explorer.fleet import refs
+
+    opened: list[str] = []
+    original = refs._open_for_reading
+
+    def counting(url: str, **options: Any) -> Any:
+        opened.append(url)
+        return original(url, **options)
+
+    monkeypatch.setattr(refs, "_open_for_reading", counting)
+    url = f"sqlite:///{db}"
+    runs = Runs(url, support_agent, follow=True, page_size=PAGE)
+    try:
+        assert runs.wait_summarized(GUARD)
+        until(lambda: runs.following, "following to start")
+        writer = SqliteEventLogStore(db)
+        entries = list(read_log(LOGS / "support_clean.jsonl"))[:3]
+        writer.sync.append(thread_id="live-own-store", expected_index=0, entries=entries)
+        writer.sync.close()
+        until(lambda: "live-own-store" in runs.shown, "the new thread to show")
+        assert opened == []
+    finally:
+        runs.close()
+
+
+def test_the_list_reads_the_thread_ids_in_one_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The SQL stores page list_threads by OFFSET, so pages of 1,000 cost the pages before each: at 100,000 threads
+    # the first page of the list took 9 s to show, 1 s in one page.
+    path = tmp_path / "many.db"
+    store = SqliteEventLogStore(path, synchronous="NORMAL")
+    entries = list(read_log(LOGS / "support_clean.jsonl"))[:2]
+    store.sync.append(thread_id="t0000", expected_index=0, entries=entries)
+    for n in range(1, 1500):
+        store.sync.fork(thread_id="t0000", new_thread_id=f"t{n:04d}", up_to_index=2)
+    pages: list[int] = []
+    listing = SqliteEventLogStore.list_threads
+
+    async def counting(self: SqliteEventLogStore, *, limit: int = 100, offset: int = 0) -> Any:
+        pages.append(offset)
+        return await listing(self, limit=limit, offset=offset)
+
+    monkeypatch.setattr(SqliteEventLogStore, "list_threads", counting)
+    runs = Runs(store, support_agent, page_size=PAGE)
+    try:
+        assert runs.counts["threads"] == 1500 and pages == [0]
+    finally:
+        runs.close()
+        store.sync.close()

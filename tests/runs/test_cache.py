@@ -219,3 +219,126 @@ def test_a_served_row_filters_on_its_state_as_a_folded_one(sqlite_runs: str) -> 
             [r.thread_id for r in folded.filtered(machines.agent, state=state)]
     assert [r.thread_id for r in served.filtered(machines.agent, state="drafting", status="in-flight")] == \
         ["c-in-flight", "g-unhashed"]
+
+
+class _CountingStore(SqliteEventLogStore):
+    """A read-only view of the test store that counts what summarize_runs asks of it."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url.removeprefix("sqlite:///"), read_only=True)
+        self.calls: list[tuple[str, Any]] = []
+
+    async def read(self, thread_id, from_index=0, to_index=None, *, limit=None):  # type: ignore[no-untyped-def]
+        self.calls.append(("read", thread_id))
+        return await super().read(thread_id, from_index, to_index, limit=limit)
+
+    async def read_raw(self, thread_id, from_index=0, to_index=None, *, limit=None):  # type: ignore[no-untyped-def]
+        self.calls.append(("read_raw", thread_id))
+        return await super().read_raw(thread_id, from_index, to_index, limit=limit)
+
+    async def thread_heads(self, thread_ids=None):  # type: ignore[no-untyped-def]
+        self.calls.append(("thread_heads", None if thread_ids is None else sorted(thread_ids)))
+        return await super().thread_heads(thread_ids)
+
+
+def _counting_cache(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
+    from agent_explorer.runs.cache import SummaryCache
+
+    reads: list[tuple[str, Any]] = []
+    keyed, lookup = SummaryCache.keyed, SummaryCache.lookup
+
+    def counted_keyed(self: SummaryCache, thread_ids: Any = None) -> Any:
+        reads.append(("keyed", None if thread_ids is None else sorted(thread_ids)))
+        return keyed(self, thread_ids)
+
+    def counted_lookup(self: SummaryCache, thread_ids: Any) -> Any:
+        ids = list(thread_ids)
+        reads.append(("lookup", sorted(ids)))
+        return lookup(self, ids)
+
+    monkeypatch.setattr(SummaryCache, "keyed", counted_keyed)
+    monkeypatch.setattr(SummaryCache, "lookup", counted_lookup)
+    return reads
+
+
+@pytest.mark.parametrize("every_thread", [False, True], ids=["named-threads", "every-thread"])
+def test_reopening_reads_the_heads_once_and_no_cached_thread(sqlite_runs: str, monkeypatch: pytest.MonkeyPatch,
+                                                            every_thread: bool) -> None:
+    # Reopening an unchanged store: one bulk head query and one read of the cache file; a thread served from the
+    # cache is never read. Only the threads the cache cannot hold (skipped, unreadable) are read, as on every look.
+    threads = None if every_thread else READABLE
+    first = summarize_runs(sqlite_runs, AGENT, threads=threads, prices=PRICES)
+    reads = _counting_cache(monkeypatch)
+    store = _CountingStore(sqlite_runs)
+    again = summarize_runs(store, AGENT, threads=threads, prices=PRICES)
+    asyncio.run(store.aclose())
+    uncached = sorted(thread_id for thread_id in first.thread_ids if thread_id not in FOLDABLE)
+    # What is folded is what those threads cost on any look (an init entry that cannot be seeded counts one).
+    assert again.folded == summarize_runs(sqlite_runs, AGENT, threads=uncached, cache=False).folded
+    assert again.cached == len(FOLDABLE)
+    assert store.calls[0] == ("thread_heads", None if every_thread else sorted(READABLE))
+    assert sorted(store.calls[1:]) == [("read", thread_id) for thread_id in uncached]
+    assert reads == [("keyed", None if every_thread else sorted(READABLE)), ("lookup", uncached)]
+    pd.testing.assert_frame_equal(again.to_pandas(), first.to_pandas())
+
+
+def test_a_gap_written_outside_the_package_is_never_served(sqlite_runs: str) -> None:
+    summarize(sqlite_runs)
+    with sqlite3.connect(sqlite_runs.removeprefix("sqlite:///")) as conn:
+        conn.execute("DELETE FROM agent_event_log WHERE thread_id = 'a-done' AND idx = 2")
+    rows = summarize(sqlite_runs)
+    assert rows["a-done"].status == "unreadable" and "gap" in (rows["a-done"].error or "")
+    assert rows.cached == len(FOLDABLE) - 1
+
+
+def test_a_last_row_rewritten_outside_the_package_is_refolded(sqlite_runs: str) -> None:
+    # The same id and recorded hash, another event: neither the bulk match (another digest) nor a tail read (another
+    # content) serves the cached row; the thread folds again and its row says it diverges.
+    summarize(sqlite_runs)
+    with sqlite3.connect(sqlite_runs.removeprefix("sqlite:///")) as conn:
+        (body,) = conn.execute("SELECT body FROM agent_event_log WHERE thread_id = 'a-done' AND idx = 4").fetchone()
+        entry = orjson.loads(body)
+        entry["event"] = {"type": "REJECT"}
+        conn.execute("UPDATE agent_event_log SET body = ? WHERE thread_id = 'a-done' AND idx = 4",
+                     (orjson.dumps(entry).decode(),))
+    rows = summarize(sqlite_runs)
+    assert rows.folded == len(runs()["a-done"][0]) and rows.cached == len(FOLDABLE) - 1
+    assert rows["a-done"].verified is False
+    pd.testing.assert_frame_equal(rows.to_pandas(), cold(sqlite_runs))
+
+
+def test_a_thread_stored_as_other_json_text_is_served_after_a_tail_read(tmp_path: Path) -> None:
+    # Entries appended as JSON text in another layout (spaces after the colons): the stored digest is never the
+    # cache's, so the bulk match leaves the thread to a tail read, which serves it without folding.
+    entries = record(machines.agent, [ASK, DONE], "s")
+    url = build_sqlite(tmp_path / "text.db", {})
+    store = SqliteEventLogStore(tmp_path / "text.db")
+    store.sync.append(thread_id="s", expected_index=0, entries=[orjson.dumps(e).decode().replace('":', '": ')
+                                                                 for e in entries])
+    store.sync.close()
+    first = summarize_runs(url, AGENT)
+    again = summarize_runs(url, AGENT)
+    assert first.folded == len(entries) and again.folded == 0 and again.cached == 1
+    pd.testing.assert_frame_equal(again.to_pandas(), first.to_pandas())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda record: record["carry"].update(first_recorded=5),  # a field out of shape
+        lambda record: record["row"].update(verified="yes"),
+        lambda record: record["carry"].update(head="00" * 32),  # the payload's key is not the key columns'
+        lambda record: record["carry"].update(length=99),
+    ],
+    ids=["text-field", "verified", "head", "length"],
+)
+def test_a_signed_record_that_does_not_hold_together_is_never_served(sqlite_runs: str, cache_dir: Path,
+                                                                      change: Any) -> None:
+    # Signed as the cache signs (its digest checks), yet out of shape or keyed apart from its own columns: the
+    # thread is folded again, never served from it.
+    summarize(sqlite_runs)
+    (path,) = cache_files(cache_dir)
+    _rewrite(path, "c-in-flight", change, keep_digest=False)
+    rows = summarize(sqlite_runs)
+    assert rows.folded == len(runs()["c-in-flight"][0]) and rows.cached == len(FOLDABLE) - 1
+    pd.testing.assert_frame_equal(rows.to_pandas(), cold(sqlite_runs))
