@@ -37,6 +37,7 @@ from .panels.lineage import LineagePanel
 from .panels.live import LivePanel
 from .panels.search import SearchPanel
 from .panels.table import TablePanel
+from .panels.track import TrackPanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
@@ -93,6 +94,7 @@ class Explorer(anywidget.AnyWidget):
     lineage = traitlets.Dict().tag(sync=True)
     composer = traitlets.Dict().tag(sync=True)
     live = traitlets.Dict().tag(sync=True)
+    state_track = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -149,6 +151,7 @@ class Explorer(anywidget.AnyWidget):
                                      show=lambda line, at: self.checkout(line, index=at))
         self._live = self._panel(LivePanel, store=store, thread_id=thread_id, lock=self._lock, cursor=self._cursor,
                                  show_grown=self._show_grown, checkout_recording=lambda: self.checkout(None))
+        self._track = self._panel(TrackPanel)
         self._cursor.on_moved(self._table.follow)
         self._cursor.on_moved(self._composer.refresh)
         self._cursor.on_moved(self._live.at_tail)
