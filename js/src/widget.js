@@ -9,6 +9,7 @@ import { GraphPanel } from "./graph.js";
 import { mountHeader } from "./header.js";
 import { mountControls } from "./controls.js";
 import { mountTrack } from "./track.js";
+import { mountStateTrack } from "./state-track.js";
 import { drawComparison } from "./notices.js";
 import { StatePanel } from "./state-panel.js";
 import { EventTable } from "./table.js";
@@ -31,7 +32,14 @@ function render({ model, el }, { kernel = true } = {}) {
 
   const track = mountTrack(ctx);
   const header = mountHeader(ctx);
-  const controls = mountControls(ctx, { track: track.el, onScrub: header.drawPosition });
+  const stateTrack = mountStateTrack(ctx);
+  const controls = mountControls(ctx, {
+    track: track.el,
+    onScrub: (i) => {
+      header.drawPosition(i);
+      lightAhead(i);
+    },
+  });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
   const graph = new GraphPanel();
   // A click on a compound state's title collapses it (a collapsed state's box expands it): Python redraws.
@@ -80,13 +88,25 @@ function render({ model, el }, { kernel = true } = {}) {
     // The slider and the position follow change:index / change:length (a frame alone, as a checkout at the
     // same index, leaves both as they are).
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
-    graph.highlight(f.active || [], f.taken || []);
+    // While a slider move the state track lit is still on its way, an older frame leaves the chart alone.
+    const ahead = controls.wanted();
+    if (ahead === null || ahead === f.index || !stateTrack.activeAt(ahead)) graph.highlightFrame(f.active || [], f.taken || [], f.index);
     recording.draw(f);
     header.drawHere(f);
     usage.draw(f.usage, f.cost, i);
     table.markCurrent(i);
     search.markCurrent(i);
     lineage.placeCursor(i);
+  }
+
+  /**
+   * A slider move lights its states from the state track at once, in the input's own frame; the kernel's frame
+   * then fills in the panels (and the transitions taken). Not tracked: the chart waits for the frame.
+   * @param {number} i
+   */
+  function lightAhead(i) {
+    const active = stateTrack.activeAt(i);
+    if (active) graph.lightStates(active, i);
   }
 
   on("change:frame", drawFrame);
