@@ -10,6 +10,7 @@ import sys
 from array import array
 from typing import Any
 
+import pytest
 from sample_run import long_events, record
 from watch_chart import watch_machine, watch_run
 
@@ -131,3 +132,21 @@ def test_the_track_widens_past_256_configurations_and_stops_past_its_cap() -> No
     for n in range(300, MAX_CONFIGURATIONS + 1):
         track.add(Value(n))
     assert track.overflowed and track.read() is None
+
+
+def test_a_long_track_is_resent_only_when_the_line_grew_by_an_eighth(machine: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from agent_explorer.explorer.panels import track as panel
+
+    monkeypatch.setattr(panel, "SMALL_TRACK", 10)  # what counts as long: 10 indices, so 40 is long
+    entries = record(machine, long_events(60))
+    ex = Explorer(machine, entries)
+    branch = ex.fork(at=40)
+    ex.checkout(branch)
+    assert ex.state_track["length"] == 40
+    for _ in range(4):  # 4 < 40 / 8: the browser keeps the track it has (the new indices come as frames)
+        branch.append({"type": "NOTE", "text": "more"})
+    assert ex.state_track["length"] == 40
+    branch.append({"type": "START"})  # 5 = 40 / 8: re-sent, all of it
+    assert ex.state_track["length"] == 45
+    assert decoded(ex.state_track)[44] == active_at(branch.timeline, machine.definition, 44)
