@@ -37,22 +37,27 @@ class ConfigurationTrack:
     active states, so an `id` is the key); a snapshot without one (a machine of another engine) by its value's
     JSON. Not thread-safe by itself: the Timeline feeds and reads it under its own lock."""
 
-    __slots__ = ("_codes", "_numbers", "_snapshots", "overflowed")
+    __slots__ = ("_codes", "_last_nodes", "_last_number", "_numbers", "_snapshots", "overflowed")
 
     def __init__(self) -> None:
         self._numbers: dict[Any, int] = {}
         self._snapshots: list[Any] = []  # keeps each key's nodes tuple alive, so its id is never reused
         self._codes = array("B")  # widened to 16 bits at the 257th configuration
         self.overflowed = False
+        self._last_nodes: tuple[Any, ...] | None = None  # the last step's configuration, for the common repeat
+        self._last_number = 0
 
     def __len__(self) -> int:
         return len(self._codes)
 
     def add(self, snapshot: Any) -> None:
         """Record the next index's configuration (the snapshot after it)."""
+        nodes = getattr(snapshot, "nodes", None)
+        if nodes is self._last_nodes and nodes is not None:  # most steps stay in the configuration they were in
+            self._codes.append(self._last_number)
+            return
         if self.overflowed:
             return
-        nodes = getattr(snapshot, "nodes", None)
         key: Any = id(nodes) if type(nodes) is tuple else _value_key(snapshot)
         number = self._numbers.get(key)
         if number is None:
@@ -60,12 +65,15 @@ class ConfigurationTrack:
             if number >= MAX_CONFIGURATIONS:
                 self.overflowed = True
                 self._codes = array("B")
+                self._last_nodes = None
                 return
             if number == 256:
                 self._codes = array("H", self._codes)
             self._numbers[key] = number
             self._snapshots.append(snapshot)
         self._codes.append(number)
+        if type(nodes) is tuple:
+            self._last_nodes, self._last_number = nodes, number
 
     def copy_until(self, stop: int) -> ConfigurationTrack:
         """The track of indices [0, stop), for a fork that shares this line's first `stop` entries."""
@@ -73,7 +81,7 @@ class ConfigurationTrack:
         other._numbers = dict(self._numbers)
         other._snapshots = list(self._snapshots)
         other._codes = self._codes[:stop]
-        other.overflowed = self.overflowed
+        other.overflowed = self.overflowed  # the last step's configuration is not carried: the fork looks it up
         return other
 
     def read(self) -> TrackedConfigurations | None:
