@@ -109,7 +109,23 @@ function render({ model, el }, { kernel = true } = {}) {
     if (active) graph.lightStates(active, i);
   }
 
-  on("change:frame", drawFrame);
+  // A frame of an index the slider has already left, while the chart shows a newer one from the state track (a
+  // drag, one index in flight): its panels are drawn after the next paint, once however many land in one frame,
+  // so drawing them never sits between an input and the paint of its highlight.
+  let frameLater = false;
+  on("change:frame", () => {
+    const ahead = controls.wanted();
+    if (ahead === null || ahead === model.get("frame").index || !stateTrack.activeAt(ahead)) {
+      drawFrame();
+      return;
+    }
+    if (frameLater) return;
+    frameLater = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      frameLater = false;
+      if (!disposed) drawFrame();
+    }, 0));
+  });
   on("change:index", () => header.drawPosition(model.get("index")));
   on("change:length", () => header.drawPosition(model.get("index")));
   on("change:comparison", () => drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex));
