@@ -134,13 +134,22 @@ function render({ model, el }, { kernel = true } = {}) {
   // time: drawing the page first held a drag's highlight back by the table's redraw).
   let tableLater = false;
   let disposed = false;
+  // While a drag runs ahead on the state track, a page of an index the thumb has left waits until the slider
+  // settles (its last frame is in): rebuilding 100 rows per landed frame held the drag's inputs back.
+  const drawTableLater = () => requestAnimationFrame(() => setTimeout(() => { // rAF runs before the paint, the timeout after it
+    if (disposed) return;
+    const ahead = controls.wanted();
+    if (ahead !== null && stateTrack.activeAt(ahead)) {
+      drawTableLater();
+      return;
+    }
+    tableLater = false;
+    table.draw(model.get("table"), model.get("index"));
+  }, 0));
   on("change:table", () => {
     if (tableLater) return;
     tableLater = true;
-    requestAnimationFrame(() => setTimeout(() => { // the rAF callback runs before the paint, the timeout after it
-      tableLater = false;
-      if (!disposed) table.draw(model.get("table"), model.get("index"));
-    }, 0));
+    drawTableLater();
   });
   ctx.cleanup(() => {
     disposed = true;
