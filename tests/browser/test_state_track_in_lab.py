@@ -131,3 +131,53 @@ def test_a_slider_move_lights_its_states_while_the_kernel_is_busy(nb: NotebookPa
                               timeout=(SLEEP_S + 20) * 1000)
     assert nb.page.evaluate(LIT, 0) == present(nb, want[str(last)]["svg"])
     assert nb.kernel("print(ex.index)").strip() == str(last)
+
+
+def test_a_checkout_replaces_the_track_with_the_branch_s(nb: NotebookPage, lab: Lab) -> None:
+    """A branch on view lights its own states: at indices where it parts from the recording, the chart shows the
+    branch's configuration on the input, not the recording's (whose track the page held before)."""
+    write_notebook(lab.root / "state-track-branch.ipynb", [SETUP])
+    nb.open("state-track-branch.ipynb", 1)
+    moves = [104, 101, 108]
+    recording = expected(nb, moves)
+    nb.kernel("""
+branch = ex.fork(at=100)
+for event in ["D", "D", "A", "A", "B", "C_DOWN", "STOPWATCH", "D", "A", "B"]:
+    branch.append({"type": event})
+ex.checkout(branch, index=0)
+""")
+    assert nb.kernel("print(ex.state_track['line'], ex.state_track['length'])").split() == ["fork-1", "110"]
+    want = expected(nb, moves)
+    nb.page.wait_for_function("() => document.querySelector('.ae-root .ae-event-line')?.textContent.includes('#0 ·')")
+
+    busy(nb)
+    for i in moves:
+        assert want[str(i)]["svg"] != recording[str(i)]["svg"], "pick indices where the lines part"
+        seen = nb.page.evaluate(MOVE, [0, i])
+        assert f"#{i} ·" not in seen["panel"], "the kernel answered while busy: this would not test the track"
+        assert seen["litIndex"] == str(i)
+        assert seen["lit"] == present(nb, want[str(i)]["svg"]), f"index {i}: not the branch's states"
+
+
+def test_without_a_track_the_chart_waits_for_the_frame_then_lights_at_once(nb: NotebookPage, lab: Lab) -> None:
+    """A long log opens before its fold is built: no track yet, so a move is lit when its frame lands (as before
+    the track); once the background fold lands the track comes and a move is lit in the input's own task."""
+    write_notebook(lab.root / "state-track-lazy.ipynb", [
+        "from agent_explorer.explorer import Explorer\n"
+        "from agent_explorer.samples.inbox import inbox_agent\n"
+        "from agent_explorer.samples.long_run import long_run_entries\n"
+        "ex = Explorer(inbox_agent, list(long_run_entries(20_000)))\nex"])
+    nb.open("state-track-lazy.ipynb", 1)
+    building = nb.kernel("print(ex.state_track == {}, ex.line.timeline.built < len(ex.entries))").split()
+    if building != ["True", "True"]:
+        pytest.skip(f"the background fold finished before the page could move (state: {building})")
+    seen = nb.page.evaluate(MOVE, [0, 3])  # index 3 is folded already: its frame is a real one
+    assert seen["litIndex"] != "3", "lit from a track the kernel has not sent"
+    nb.page.wait_for_function("() => document.querySelector('.ae-root [data-testid=graph]').dataset.litIndex === '3'")
+
+    nb.kernel("ex.wait_verified(300)")  # the track goes out (iopub) before this execution's reply comes back
+    assert nb.kernel("print(ex.state_track['length'])").strip() == "100001"
+    want = expected(nb, [90_000])
+    nb.page.wait_for_function("() => document.querySelector('.ae-root .ae-event-line')?.textContent.includes('#0 ·')")
+    seen = nb.page.evaluate(MOVE, [0, 90_000])
+    assert seen["litIndex"] == "90000" and seen["lit"] == present(nb, want["90000"]["svg"])
