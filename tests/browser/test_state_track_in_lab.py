@@ -3,7 +3,9 @@ line's track, a slider move lights its index's active states in the input's own 
 (a cell sleeping), so no frame can have come back; the chart then stays right when the frames land.
 
 Checked on the watch chart (six parallel regions, ~180 distinct configurations over 300 entries), whole and with
-a compound state collapsed (its box lit and naming its active state), against `ex.snapshot` at each index.
+a compound state collapsed (its box lit and naming its active state), against `ex.snapshot` at each index; on a
+branch checked out (its own track replaces the recording's); and on a long log still folding (no track: the
+chart waits for the frame, as before the track, until the track lands).
 """
 
 from __future__ import annotations
