@@ -5,8 +5,11 @@ Run: .venv/bin/python benchmarks/scrub.py [--moves 30] [--drags 3] [--cases base
 Starts a throwaway JupyterLab (its own config, runtime and settings dirs, a random token, a free port on
 127.0.0.1, as the browser tests do: tests/browser/servers.py) and headless /usr/bin/chromium through Playwright,
 opens one notebook per case and measures, in the page, from the `input` event's dispatch (performance.now())
-to the first animation frame after the chart's `active` classes changed (a MutationObserver on the svg) for
-the frame of that index (the state panel, drawn in the same task, names the frame's index):
+to the first animation frame after the chart's highlight changed for that index (a MutationObserver on the
+chart: its `active` classes and `data-lit-index`, the index the highlight is for, set with the classes). Once
+the kernel has sent the line's state track (explorer/track.py) the chart lights a move from it in the input's
+own task; the kernel's frame lands later. So each move is also timed to its frame landing (the state panel names
+the frame's index): "highlight" and "frame lands", the same figure without a track.
 
 - single moves: the slider set to a random index, then `change` (a click on the track), one at a time;
 - drags: 60 `input` events 16 ms apart across the track, then `change` (a person dragging the thumb). Each
@@ -89,40 +92,48 @@ CASES: dict[str, tuple[str, int]] = {
            "w = Explorer(inbox_agent, list(long_run_entries(200_000)))\nw", 1_000_001),
 }
 
-# In the page. `watch(root)` starts observing the chart: each class change on the svg schedules one
-# animation-frame callback that notes (time, index of the frame drawn); `shownAt(...)` waits for an index.
+# In the page. `watch(root)` starts observing the widget: each change to the chart's classes, the index its
+# highlight is for (`data-lit-index`, set with the classes, js/src/graph.js) or the state panel's text schedules
+# one animation-frame callback that notes (time, index the chart shows, index the state panel shows). The chart's
+# index is its `data-lit-index`; without one (the floor) the state panel's, which the chart then draws with.
 HARNESS = """
 (root) => {
   const svg = root.querySelector("svg.ae-svg");
+  const chart = root.querySelector("[data-testid=graph]");
   const slider = root.querySelector("[data-testid=slider]");
-  const shows = [];  // [frame time, index shown]
+  const shows = [];  // [frame time, index the chart shows, index the state panel shows]
   let pending = false;
-  const shownIndex = () => {
+  const panelIndex = () => {
     const line = root.querySelector(".ae-event-line");
     const m = line && /#(\\d+)/.exec(line.textContent || "");
     return m ? Number(m[1]) : -1;
   };
+  const chartIndex = () => (chart && chart.dataset.litIndex !== undefined ? Number(chart.dataset.litIndex) : panelIndex());
   const observer = new MutationObserver(() => {
     if (pending) return;
     pending = true;
-    // What that frame paints: the state panel names the frame's index (drawn in the same task as the chart).
-    requestAnimationFrame(() => { pending = false; shows.push([performance.now(), shownIndex()]); });
+    requestAnimationFrame(() => { pending = false; shows.push([performance.now(), chartIndex(), panelIndex()]); });
   });
-  observer.observe(svg, { attributes: true, attributeFilter: ["class"], subtree: true });
+  observer.observe(chart || svg, { attributes: true, attributeFilter: ["class", "data-lit-index"], subtree: true });
+  const panel = root.querySelector(".ae-event-line")?.closest(".ae-panel, .ae-echo") || root;
+  observer.observe(panel, { childList: true, characterData: true, subtree: true });
   const until = (ok, ms) => new Promise((resolve) => {
     const start = performance.now();
     const tick = () => (ok() || performance.now() - start > ms ? resolve(ok()) : requestAnimationFrame(tick));
     tick();
   });
   const set = (i, kinds) => { slider.value = String(i); for (const k of kinds) slider.dispatchEvent(new Event(k, { bubbles: true })); };
+  // The first frame at or after t0 where column `col` (1: chart, 2: state panel) shows i.
+  const first = (from, col, i) => shows.slice(from).find((s) => s[col] === i);
   window.__scrub = {
     async single(i) {
       const from = shows.length;
       const t0 = performance.now();
       set(i, ["input", "change"]);
-      const ok = await until(() => shows.slice(from).some(([, k]) => k === i), 10000);
-      const hit = shows.slice(from).find(([, k]) => k === i);
-      return ok ? hit[0] - t0 : null;
+      const ok = await until(() => first(from, 1, i) && first(from, 2, i), 10000);
+      const lit = first(from, 1, i);
+      const landed = first(from, 2, i);
+      return ok ? [lit[0] - t0, landed[0] - t0] : null;
     },
     async drag(indices, gap) {
       const from = shows.length;
@@ -131,7 +142,7 @@ HARNESS = """
       const frames = [];
       let done = false;
       const last = indices.length - 1;
-      const final = () => shows.slice(from).some(([, k]) => k === indices[last]);
+      const final = () => first(from, 1, indices[last]) && first(from, 2, indices[last]);
       const ticker = () => { frames.push(performance.now()); if (!done) requestAnimationFrame(ticker); };
       requestAnimationFrame(ticker);
       await new Promise((resolve) => {
@@ -146,10 +157,12 @@ HARNESS = """
       });
       const ok = await until(final, 10000);
       done = true;
-      const seen = shows.slice(from).map(([t, k]) => [t, order.has(k) ? order.get(k) : -1]);
-      const latencies = sent.map((t, n) => { const s = seen.find(([ts, j]) => j >= n && ts >= t); return s ? s[0] - t : null; });
-      // A frame lags when what it shows is older than the newest input dispatched two frames before it.
-      const end = ok ? seen.find(([, j]) => j === last)[0] : performance.now();
+      const seen = (col) => shows.slice(from).map((s) => [s[0], order.has(s[col]) ? order.get(s[col]) : -1]);
+      // Each input, timed to the first frame showing its index or a later one (what it eventually shows).
+      const latencies = (col) => sent.map((t, n) => { const s = seen(col).find(([ts, j]) => j >= n && ts >= t); return s ? s[0] - t : null; });
+      // A frame lags when the chart shows something older than the newest input dispatched two frames before it.
+      const chartSeen = seen(1);
+      const end = ok ? chartSeen.find(([, j]) => j === last)[0] : performance.now();
       let lagging = 0, counted = 0;
       for (const f of frames) {
         if (f < sent[0] || f > end) continue;
@@ -157,13 +170,13 @@ HARNESS = """
         let need = -1;
         for (let n = 0; n < sent.length && sent[n] <= f - 33.4; n++) need = n;
         let shown = -1;
-        for (const [ts, j] of seen) if (ts <= f) shown = Math.max(shown, j);
+        for (const [ts, j] of chartSeen) if (ts <= f) shown = Math.max(shown, j);
         if (need >= 0 && shown < need) lagging += 1;
       }
-      return { ok, latencies, frames: counted, lagging, highlights: seen.length };
+      return { ok, latencies: latencies(1), landed: latencies(2), frames: counted, lagging, highlights: chartSeen.length };
     },
   };
-  return shownIndex();
+  return chartIndex();
 }
 """
 
@@ -220,6 +233,7 @@ def measure(page: Any, name: str, size: int, moves: int, drags: int, seed: int) 
     page.wait_for_timeout(500)
     root.evaluate(HARNESS)
     singles: list[float] = []
+    singles_landed: list[float] = []
     missed = 0
     current = 0
     started = time.monotonic()
@@ -233,8 +247,10 @@ def measure(page: Any, name: str, size: int, moves: int, drags: int, seed: int) 
         if took is None:
             missed += 1
         else:
-            singles.append(float(took))
+            singles.append(float(took[0]))
+            singles_landed.append(float(took[1]))
     drag_lat: list[float] = []
+    drag_landed: list[float] = []
     frames = lagging = 0
     for d in range(drags):
         page.wait_for_timeout(300)
@@ -248,11 +264,14 @@ def measure(page: Any, name: str, size: int, moves: int, drags: int, seed: int) 
         if not out["ok"]:
             missed += 1
         drag_lat += [float(v) for v in out["latencies"] if v is not None]
+        drag_landed += [float(v) for v in out["landed"] if v is not None]
         frames += int(out["frames"])
         lagging += int(out["lagging"])
         del d
-    return {"case": name, "entries": size, "singles": singles, "drag": drag_lat, "frames": frames,
-            "lagging": lagging, "missed": missed, "seconds": time.monotonic() - started, "load": load()}
+    tracked = name == "baseline" or kernel(page, "print(bool(w.state_track))").strip() == "True"
+    return {"case": name, "entries": size, "singles": singles, "drag": drag_lat, "singles_landed": singles_landed,
+            "drag_landed": drag_landed, "frames": frames, "lagging": lagging, "missed": missed, "tracked": tracked,
+            "seconds": time.monotonic() - started, "load": load()}
 
 
 def main() -> None:
@@ -301,9 +320,11 @@ def main() -> None:
 
 
 def report(results: list[dict[str, Any]], raw: bool) -> None:
+    """Per case and kind: input -> the chart's highlight of that index (from the state track when the kernel sent
+    one, else from the frame), its ratio to the floor, and input -> the kernel's frame landing (the state panel)."""
     base = next((r for r in results if r["case"] == "baseline"), None)
-    print(f"\n{'case':<9} {'kind':<7} {'n':>4} {'median':>8} {'p95':>8} {'max':>8}  {'x floor (median/p95)':>21}  "
-          f"{'lagging frames':>15}  load")
+    print(f"\n{'case':<9} {'kind':<7} {'n':>4} {'highlight median / p95 / max':>30}  {'x floor (med/p95)':>17}  "
+          f"{'frame lands median / p95':>25}  {'lagging':>9}  track  load")
     for r in results:
         for kind in ("singles", "drag"):
             values = r[kind]
@@ -314,9 +335,11 @@ def report(results: list[dict[str, Any]], raw: bool) -> None:
             if base is not None and base[kind]:
                 bmed, bp95, _ = stats(base[kind])
                 ratio = f"{med / bmed:.2f}x / {p95 / bp95:.2f}x"
+            landed = r[f"{kind}_landed"]
+            lmed, lp95, _ = stats(landed) if landed else (float("nan"), float("nan"), 0.0)
             lag = f"{r['lagging']}/{r['frames']}" if kind == "drag" else ""
-            print(f"{r['case']:<9} {kind:<7} {len(values):>4} {med:>6.1f}ms {p95:>6.1f}ms {top:>6.1f}ms  "
-                  f"{ratio:>21}  {lag:>15}  {r['load']}")
+            print(f"{r['case']:<9} {kind:<7} {len(values):>4} {med:>8.1f} / {p95:>6.1f} / {top:>6.1f} ms  {ratio:>17}  "
+                  f"{lmed:>10.1f} / {lp95:>6.1f} ms  {lag:>9}  {'yes' if r['tracked'] else 'no':<5}  {r['load']}")
         if r["missed"]:
             print(f"{r['case']}: {r['missed']} moves/drags never showed their index within 10 s")
     if raw:

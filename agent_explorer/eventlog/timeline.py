@@ -28,6 +28,7 @@ import orjson
 
 from ..canonical.jcs import state_hash
 from ..errors import AgentError, AgentLogFormatError
+from .configurations import ConfigurationTrack, TrackedConfigurations
 from .entries import recorded_state_hash
 from .fold import FoldErrors, Ledger, LedgerFactory, Step, check_entry_machine, fold, late_init, seed
 from .replay import check_verify_mode
@@ -141,6 +142,7 @@ class Timeline:
         self._start([self._snapshot_bytes(first.snapshot)], [work.copy()] if work is not None else [], first.snapshot,
                     work)
         self._remember(Point.of(first, work.copy() if work is not None else None))
+        self._configurations.add(first.snapshot)
         if not lazy:
             self.build()
 
@@ -163,6 +165,8 @@ class Timeline:
         self._cache: OrderedDict[int, Point] = OrderedDict()
         self._hashes: OrderedDict[int, str] = OrderedDict()
         self._last: int = -1
+        self._configurations = ConfigurationTrack()  # fed by the checkpoint fold, one number per index
+        self._built_listeners: list[Callable[[int], None]] = []
         # Checkpoints keep the engine's exact form ("_nodes"): XState's plain restore can order active
         # states differently from the live fold (e.g. a deep history in a parallel state), and a
         # checkpoint must continue exactly as the fold from 0 would. Never hashed.
@@ -212,15 +216,40 @@ class Timeline:
         with self._lock:
             total = len(self._entries)
             target = total - 1 if until is None else min(self._normalize(until), total - 1)
+        folded = False
         while True:
             with self._lock:
                 if target <= self._frontier:
-                    return self._frontier
+                    frontier = self._frontier
+                    done = folded and frontier == len(self._entries) - 1
+                    break
+                folded = True
                 stop = min(target, self._frontier + BUILD_CHUNK)
                 self._fold_frontier(stop)
                 built = self._frontier + 1
             if progress is not None:
                 progress(built, total)
+        if done:
+            self._tell_built(frontier + 1)
+        return frontier
+
+    def on_built(self, listener: Callable[[int], None]) -> None:
+        """Call `listener(built)` each time the checkpoint fold reaches the end of the entries (a build, an append
+        or an extend that folded the last entry), from the thread that folded it, after its last chunk: a view
+        that shows what the whole fold found (the configuration track) publishes it then, without polling. A
+        listener must not wait for another thread that may need this Timeline (an extend calls it under the lock)."""
+        with self._lock:
+            self._built_listeners.append(listener)
+
+    def _tell_built(self, built: int) -> None:
+        for listener in list(self._built_listeners):
+            listener(built)
+
+    def configurations(self) -> TrackedConfigurations | None:
+        """The configuration of every index the checkpoint fold has covered ([0, built)), recorded as it folded
+        (eventlog/configurations.py); None when the line visits more configurations than a track holds."""
+        with self._lock:
+            return self._configurations.read()
 
     def _fold_frontier(self, stop: int) -> None:
         step: Step | None = None
@@ -259,6 +288,7 @@ class Timeline:
             if step.index % self._ledger_every == 0:
                 self._ledgers.append(ledger.copy())
         verifier = self._verifier
+        self._configurations.add(step.snapshot)
         if step.index % self._every == 0:
             self._checkpoints.append(self._snapshot_bytes(step.snapshot))
             if verifier is not None:
@@ -529,7 +559,8 @@ class Timeline:
             self._entries.append(entry)
             self._adopt(Step(position, entry, folded.snapshot, folded.actions, folded.changed, folded.trace,
                              folded.error))
-            return folded.snapshot
+        self._tell_built(position + 1)
+        return folded.snapshot
 
     def extend(self, entries: Iterable[Mapping[str, Any]]) -> int:
         """Add entries at the end (a followed thread's new batch); folds them as far as the fold had got
@@ -581,6 +612,7 @@ class Timeline:
             branch._start(self._checkpoints[: frontier // self._every + 1],
                           self._ledgers[: frontier // self._ledger_every + 1], at.snapshot, work)
             branch._frontier = frontier
+            branch._configurations = self._configurations.copy_until(frontier + 1)
             branch._verifier = (
                 self._verifier.copy_until(self._entries, frontier + 1) if self._verifier is not None else None
             )

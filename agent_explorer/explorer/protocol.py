@@ -378,6 +378,19 @@ class LiveView(TypedDict):
     seq: int  # which refresh of the views this is: a front end acknowledges it once drawn (`live-drawn`)
 
 
+class StateTrack(TypedDict):
+    """The active states of every index of the line on view, so the browser lights them on a slider move without
+    waiting for the kernel (explorer/track.py). `codes` is one number per index of [0, length): which of
+    `configurations` (lists of active state ids, as a frame's `active`) the index is in; unsigned little-endian
+    ints of `width` bytes, sent as a binary buffer (a DataView in the browser)."""
+
+    line: str  # the line the track belongs to (a checkout replaces it)
+    length: int  # indices covered: [0, length)
+    configurations: list[list[str]]
+    width: Literal[1, 2]
+    codes: bytes
+
+
 TRAITS: dict[str, Any] = {
     "index": int,
     "length": int,
@@ -395,6 +408,7 @@ TRAITS: dict[str, Any] = {
     "lineage": Union[LineageView, dict[str, None]],  # noqa: UP007
     "composer": Union[ComposerView, dict[str, None]],  # noqa: UP007
     "live": Union[LiveView, dict[str, None]],  # noqa: UP007
+    "state_track": Union[StateTrack, dict[str, None]],  # noqa: UP007
 }
 """Every synced traitlet of the Explorer and the type of its value (`{}` where a panel has nothing yet)."""
 
@@ -619,6 +633,8 @@ def _ts(tp: Any, names: set[str]) -> str:
         return "boolean"
     if tp in (int, float):
         return "number"
+    if tp is bytes:  # ipywidgets sends a bytes value as a binary buffer: the model holds a DataView
+        return "DataView"
     if isinstance(tp, type) and is_typeddict(tp):
         names.add(tp.__name__)
         return tp.__name__

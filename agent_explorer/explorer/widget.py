@@ -37,6 +37,7 @@ from .panels.lineage import LineagePanel
 from .panels.live import LivePanel
 from .panels.search import SearchPanel
 from .panels.table import TablePanel
+from .panels.track import TrackPanel
 from .panels.usage import UsagePanel
 from .panels.verification import VerificationPanel
 from .pending import Pending, effect_json
@@ -120,11 +121,12 @@ class Explorer(HoppingWidget):
     lineage = traitlets.Dict().tag(sync=True)
     composer = traitlets.Dict().tag(sync=True)
     live = traitlets.Dict().tag(sync=True)
+    state_track = traitlets.Dict().tag(sync=True)
 
     # Each panel is built from the session and its own traits only; the order here is no dependency (the session
     # delivers its events run-to-completion, and tests/explorer/test_session.py builds them in reverse).
     PANELS: tuple[type[Panel], ...] = (ChartPanel, LineagePanel, CursorPanel, TablePanel, VerificationPanel,
-                                       SearchPanel, UsagePanel, CoveragePanel, ComposerPanel, LivePanel)
+                                       SearchPanel, UsagePanel, CoveragePanel, ComposerPanel, LivePanel, TrackPanel)
 
     def __init__(self, machine: Any, entries: Sequence[Mapping[str, Any]], compare_with: Any = None, *,
                  store: Any = None, thread_id: str | None = None,

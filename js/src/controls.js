@@ -59,6 +59,11 @@ export function mountControls(ctx, { track, onScrub }) {
     queued = null;
     sendIndex(i);
   };
+  /** The index a slider move still waits for (queued, or sent and not answered yet); null when none is. */
+  const wanted = () => {
+    if (queued !== null) return queued;
+    return inFlight && performance.now() - sentAt < STALL_MS ? model.get("index") : null;
+  };
   slider.addEventListener("input", () => {
     const i = Number(slider.value);
     onScrub(i);
@@ -137,5 +142,5 @@ export function mountControls(ctx, { track, onScrub }) {
     queued = null;
   });
   sync();
-  return { el, onKey };
+  return { el, onKey, wanted };
 }

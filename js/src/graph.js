@@ -100,6 +100,16 @@ function pickLayout(layouts, width) {
   return rated[0].layout;
 }
 
+/**
+ * The same ids in the same order (active lists and taken lists are built in document order on both paths).
+ * @param {string[] | null | undefined} a @param {string[] | null | undefined} b
+ */
+function sameIds(a, b) {
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class GraphPanel {
   constructor() {
     /** @type {SVGSVGElement | null} */
@@ -564,7 +574,20 @@ export class GraphPanel {
         this.litStates.set(el, id);
       }
     }
-    for (const id of taken || []) {
+    this.lightEdges(taken || []);
+    this.nameCollapsed(active || []);
+    this.minimap.mark([...this.litStates.keys()]);
+    if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
+    else this.follow();
+    this.showOffscreen();
+  }
+
+  /**
+   * Mark the transitions just taken (and the line naming each on a shared self-loop).
+   * @param {string[]} taken
+   */
+  lightEdges(taken) {
+    for (const id of taken) {
       for (const el of this.edges.get(id) || []) {
         el.classList.add("taken");
         this.lit.push(el);
@@ -575,11 +598,49 @@ export class GraphPanel {
         }
       }
     }
-    this.nameCollapsed(active || []);
-    this.minimap.mark([...this.litStates.keys()]);
-    if (this.wantsFocus && !this.userView) this.wantsFocus = !this.focus();
-    else this.follow();
-    this.showOffscreen();
+  }
+
+  /**
+   * Light the active states of an index known before its frame arrives (the state track, on a slider move), in
+   * the same frame as the input. Its taken transitions are the frame's to say: any lit for another index go.
+   * Nothing is touched when exactly these states are lit and no transition is.
+   * @param {string[]} active @param {number} index
+   */
+  lightStates(active, index) {
+    const [lit, taken] = this.last || [null, []];
+    if (!(this.svg && !taken?.length && sameIds(lit, active))) this.highlight(active, []);
+    this.markIndex(index);
+  }
+
+  /**
+   * The frame's highlight. When its states are the ones lit already (the track lit them on the input), only the
+   * taken transitions change: the states, the view and the overview are not redrawn.
+   * @param {string[]} active @param {string[]} taken @param {number | undefined} index
+   */
+  highlightFrame(active, taken, index) {
+    const [lit, litTaken] = this.last || [null, []];
+    if (this.svg && sameIds(lit, active)) {
+      if (!sameIds(litTaken, taken)) {
+        this.last = [active, taken];
+        for (const el of this.lit) el.classList.remove("taken");
+        for (const el of this.litLines) el.classList.remove("taken-line");
+        this.lit = this.lit.filter((el) => this.litStates.has(el));
+        this.litLines = [];
+        this.lightEdges(taken);
+      }
+    } else {
+      this.highlight(active, taken);
+    }
+    this.markIndex(index);
+  }
+
+  /**
+   * Say on the chart which index its highlight is for (`data-lit-index`): the frame's, or the slider's when the
+   * state track lit it first. Tests and benchmarks/scrub.py read it; it is set with the classes, never alone.
+   * @param {number | undefined} index
+   */
+  markIndex(index) {
+    if (typeof index === "number" && this.el.dataset.litIndex !== String(index)) this.el.dataset.litIndex = String(index);
   }
 
   /** Call `apply` after every drawing, once this panel's highlight is back on it (layers over the chart).

@@ -9,6 +9,7 @@ import { GraphPanel } from "./graph.js";
 import { mountHeader } from "./header.js";
 import { mountControls } from "./controls.js";
 import { mountTrack } from "./track.js";
+import { mountStateTrack } from "./state-track.js";
 import { drawComparison } from "./notices.js";
 import { StatePanel } from "./state-panel.js";
 import { EventTable } from "./table.js";
@@ -31,7 +32,14 @@ function render({ model, el }, { kernel = true } = {}) {
 
   const track = mountTrack(ctx);
   const header = mountHeader(ctx);
-  const controls = mountControls(ctx, { track: track.el, onScrub: header.drawPosition });
+  const stateTrack = mountStateTrack(ctx);
+  const controls = mountControls(ctx, {
+    track: track.el,
+    onScrub: (i) => {
+      header.drawPosition(i);
+      lightAhead(i);
+    },
+  });
   const comparePanel = h("section", { class: "ae-panel ae-compare", "data-testid": "compare", hidden: true });
   const graph = new GraphPanel();
   // A click on a compound state's title collapses it (a collapsed state's box expands it): Python redraws.
@@ -80,7 +88,9 @@ function render({ model, el }, { kernel = true } = {}) {
     // The slider and the position follow change:index / change:length (a frame alone, as a checkout at the
     // same index, leaves both as they are).
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
-    graph.highlight(f.active || [], f.taken || []);
+    // While a slider move the state track lit is still on its way, an older frame leaves the chart alone.
+    const ahead = controls.wanted();
+    if (ahead === null || ahead === f.index || !stateTrack.activeAt(ahead)) graph.highlightFrame(f.active || [], f.taken || [], f.index);
     recording.draw(f);
     header.drawHere(f);
     usage.draw(f.usage, f.cost, i);
@@ -89,7 +99,33 @@ function render({ model, el }, { kernel = true } = {}) {
     lineage.placeCursor(i);
   }
 
-  on("change:frame", drawFrame);
+  /**
+   * A slider move lights its states from the state track at once, in the input's own frame; the kernel's frame
+   * then fills in the panels (and the transitions taken). Not tracked: the chart waits for the frame.
+   * @param {number} i
+   */
+  function lightAhead(i) {
+    const active = stateTrack.activeAt(i);
+    if (active) graph.lightStates(active, i);
+  }
+
+  // A frame of an index the slider has already left, while the chart shows a newer one from the state track (a
+  // drag, one index in flight): its panels are drawn after the next paint, once however many land in one frame,
+  // so drawing them never sits between an input and the paint of its highlight.
+  let frameLater = false;
+  on("change:frame", () => {
+    const ahead = controls.wanted();
+    if (ahead === null || ahead === model.get("frame").index || !stateTrack.activeAt(ahead)) {
+      drawFrame();
+      return;
+    }
+    if (frameLater) return;
+    frameLater = true;
+    requestAnimationFrame(() => setTimeout(() => {
+      frameLater = false;
+      if (!disposed) drawFrame();
+    }, 0));
+  });
   on("change:index", () => header.drawPosition(model.get("index")));
   on("change:length", () => header.drawPosition(model.get("index")));
   on("change:comparison", () => drawComparison(comparePanel, model.get("comparison"), model.get("length") || 0, ctx.setIndex));
@@ -98,13 +134,22 @@ function render({ model, el }, { kernel = true } = {}) {
   // time: drawing the page first held a drag's highlight back by the table's redraw).
   let tableLater = false;
   let disposed = false;
+  // While a drag runs ahead on the state track, a page of an index the thumb has left waits until the slider
+  // settles (its last frame is in): rebuilding 100 rows per landed frame held the drag's inputs back.
+  const drawTableLater = () => requestAnimationFrame(() => setTimeout(() => { // rAF runs before the paint, the timeout after it
+    if (disposed) return;
+    const ahead = controls.wanted();
+    if (ahead !== null && stateTrack.activeAt(ahead)) {
+      drawTableLater();
+      return;
+    }
+    tableLater = false;
+    table.draw(model.get("table"), model.get("index"));
+  }, 0));
   on("change:table", () => {
     if (tableLater) return;
     tableLater = true;
-    requestAnimationFrame(() => setTimeout(() => { // the rAF callback runs before the paint, the timeout after it
-      tableLater = false;
-      if (!disposed) table.draw(model.get("table"), model.get("index"));
-    }, 0));
+    drawTableLater();
   });
   ctx.cleanup(() => {
     disposed = true;

@@ -448,8 +448,10 @@ def test_a_long_log_verifies_in_the_background_and_updates_the_view(
 PAINT_ORDER = """(root) => {
     window.__aeOrder = [];
     const note = (what) => window.__aeOrder.push(what);
-    new MutationObserver(() => note("chart")).observe(root.querySelector("svg.ae-svg"),
-        { attributes: true, attributeFilter: ["class"], subtree: true });
+    // The chart's classes, or the index its highlight is for (with the state track a move whose states are lit
+    // already changes no class: the chart then only says it shows the new index).
+    new MutationObserver(() => note("chart")).observe(root.querySelector("[data-testid=graph]"),
+        { attributes: true, attributeFilter: ["class", "data-lit-index"], subtree: true });
     new MutationObserver(() => note("table")).observe(root.querySelector(".ae-events tbody"), { childList: true });
     const tick = () => { note("frame"); if (window.__aeOrder.length < 400) requestAnimationFrame(tick); };
     requestAnimationFrame(tick);

@@ -25,6 +25,7 @@ from ..protocol import (
     LiveView,
     PendingFrame,
     SearchResults,
+    StateTrack,
     TablePage,
     UsageLedgerView,
     Verification,
@@ -85,6 +86,8 @@ class Traits:
     def set(self, name: Literal["composer"], value: ComposerView | Nothing) -> None: ...
     @overload
     def set(self, name: Literal["live"], value: LiveView | Nothing) -> None: ...
+    @overload
+    def set(self, name: Literal["state_track"], value: StateTrack | Nothing) -> None: ...
 
     def set(self, name: str, value: Any) -> None:
         if name not in self._names:
