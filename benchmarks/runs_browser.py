@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from runs import build, uptime  # noqa: E402
 from scrub import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, kernel, shut_kernels, write_notebook  # noqa: E402
-from servers import free_port, quiet_jupyter_env, run_all_jupyter_cells, serve  # noqa: E402
+from servers import free_port, lab_command, quiet_jupyter_env, run_all_jupyter_cells, serve  # noqa: E402
 
 from agent_explorer import SqliteEventLogStore, summarize_runs  # noqa: E402
 from agent_explorer.samples import support_agent  # noqa: E402
@@ -76,11 +76,7 @@ def main() -> None:
         env = quiet_jupyter_env(root)
         # The kernel imports the package of this checkout (the one this script sits in), whatever is installed.
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-        command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-                   f"--port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-                   "--LabApp.news_url=", "--ServerApp.port_retries=0"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.append("--allow-root")
+        command = lab_command(root, port, token)
         lab = f"http://127.0.0.1:{port}"
         with serve(command, cwd=root, env=env, log=root / "jupyter.log",
                    ready=f"{lab}/api/status?token={token}"), sync_playwright() as playwright:

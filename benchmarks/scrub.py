@@ -41,7 +41,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
-from servers import free_port, quiet_jupyter_env, run_all_jupyter_cells, serve
+from servers import free_port, lab_command, quiet_jupyter_env, run_all_jupyter_cells, serve
 
 CHROMIUM = Path(os.environ.get("AGENT_EXPLORER_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -295,11 +295,7 @@ def main() -> None:
         token, port = secrets.token_hex(16), free_port()
         env = quiet_jupyter_env(lab_root)
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "tests" / "explorer"), env.get("PYTHONPATH", "")])
-        command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-                   f"--port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={lab_root}",
-                   "--LabApp.news_url=", "--ServerApp.port_retries=0"]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            command.append("--allow-root")
+        command = lab_command(lab_root, port, token)
         url = f"http://127.0.0.1:{port}"
         with serve(command, cwd=lab_root, env=env, log=lab_root / "jupyter.log",
                    ready=f"{url}/api/status?token={token}"), sync_playwright() as playwright:

@@ -13,6 +13,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -47,6 +48,17 @@ def quiet_jupyter_env(root: Path, env: dict[str, str] | None = None) -> dict[str
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     made["JUPYTERLAB_SETTINGS_DIR"] = str(settings)
     return made
+
+
+def lab_command(root: Path, port: int, token: str) -> list[str]:
+    """A throwaway JupyterLab on 127.0.0.1:`port` serving `root`, with no browser, no news and no port retries (the
+    caller picked the port); `--allow-root` where containers run as root."""
+    command = [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--port={port}",
+               f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}", "--LabApp.news_url=",
+               "--ServerApp.port_retries=0"]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")
+    return command
 
 
 @contextmanager
