@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from pathlib import Path
 
 from ..errors import AgentError
+from ..filekinds import not_a_regular_file
 from ..stores.urls import redact_url
 from .terminal import terminal_safe
 
@@ -64,10 +64,11 @@ def require_log_file(path: Path) -> Path:
                 code="invalid-argument",
             ) from None
         raise AgentError(f"no such log file: {terminal_safe(text)}", code="file-not-found") from None
-    if stat.S_ISREG(mode) or _names_an_open_descriptor(path):
+    kind = not_a_regular_file(mode)
+    if kind is None or _names_an_open_descriptor(path):
         return path
     raise AgentError(
-        f"{terminal_safe(str(path))} is {_kind(mode)}, not a log file; a log is a regular file (to read a pipe, "
+        f"{terminal_safe(str(path))} is {kind}, not a log file; a log is a regular file (to read a pipe, "
         "pass LOG '-' and redirect it to standard input)",
         code="invalid-argument",
     )
@@ -77,14 +78,3 @@ def _names_an_open_descriptor(path: Path) -> bool:
     text = os.path.normpath(str(path))
     return text == "/dev/stdin" or text.startswith(_OPEN_DESCRIPTORS[1:])
 
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe (FIFO), which would wait for a writer forever"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "not a regular file"

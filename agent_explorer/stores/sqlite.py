@@ -24,6 +24,7 @@ from ..errors import (
     AgentStoreError,
 )
 from ..eventlog.files import NotUtf8Text
+from ..filekinds import not_a_regular_file
 from .base import (
     EventLogStore,
     PreparedEntry,
@@ -156,6 +157,12 @@ class SqliteEventLogStore(EventLogStore):
     def _connection(self) -> sqlite3.Connection:
         if self._conn is not None:
             return self._conn
+        try:
+            kind = not_a_regular_file(os.stat(self.path).st_mode)  # a FIFO would hang the first read
+        except OSError:
+            kind = None  # missing (created, or refused read-only, below)
+        if kind is not None:
+            raise AgentError(f"SQLite store {self.path} is {kind}, not a database file", code="invalid-argument")
         with self._translate("open"):
             if self.read_only:
                 conn = self._connect_read_only()

@@ -68,6 +68,19 @@ def test_a_fifo_log_is_refused_at_once_instead_of_waiting_for_a_writer(sample_lo
     assert not Path(html).exists() and not (tmp_path / "x.jsonl").exists()
 
 
+def test_a_fifo_named_as_a_sqlite_store_is_refused_at_once(tmp_path: Path) -> None:
+    """`sqlite:///a-fifo#t`: SQLite would open the pipe and block on its first read (the store's open checks it)."""
+    fifo = tmp_path / "runs.db"
+    os.mkfifo(fifo)
+    url = f"sqlite:///{fifo}"
+    machine = "--machine=agent_explorer.samples:support_agent"
+    for argv in (["verify", f"{url}#t", machine], ["show", f"{url}#t"], ["threads", "--store", url],
+                 ["runs", url, machine, "--no-progress"], ["verify", url, "--all-threads", machine, "--no-progress"]):
+        done = cli(*argv, cwd=tmp_path)  # before: TimeoutExpired for verify, show and threads
+        assert done.returncode == 2 and one_line(done.stderr), (argv, done.stderr)
+        assert "named pipe (FIFO)" in done.stderr, (argv, done.stderr)
+
+
 def test_a_directory_as_log_is_one_line(sample_logs: Path, capsys: Any) -> None:
     code, _, err = run(["show", str(sample_logs)], capsys)
     assert code == 2 and one_line(err) and "is a directory, not a log file" in err
