@@ -40,10 +40,6 @@ __all__ = ["REDRAW_EVERY", "Runs"]
 #: send a page per chunk).
 REDRAW_EVERY = 0.25
 
-#: Thread ids listed per page before the first page folds: the SQL stores page by OFFSET, so each page costs the ones
-#: before it (100,000 threads: 9 s in pages of 1,000, 0.3 s in one page).
-LIST_PAGE = 100_000
-
 
 class Runs(HoppingWidget):
     """The run list of a store (`Runs(store_or_url, machine)`): one row per thread, a page at a time.
@@ -120,13 +116,9 @@ class Runs(HoppingWidget):
     # -- folding ---------------------------------------------------------------------------------------------
 
     def _all_threads(self) -> list[str]:
-        ids: list[str] = []
-        while True:
-            page = self.store.sync.list_threads(limit=LIST_PAGE, offset=len(ids))
-            ids.extend(info.thread_id for info in page)
-            self._lengths.update((info.thread_id, info.length) for info in page)
-            if len(page) < LIST_PAGE:
-                return ids
+        lengths = self.store.sync.all_thread_lengths()
+        self._lengths.update(lengths)
+        return list(lengths)
 
     def _fold(self, ids: Sequence[str]) -> None:
         """Fold `ids` through summarize_runs (its cache makes a thread folded before cost no read); each batch

@@ -30,7 +30,7 @@ from ..errors import AgentError, AgentLogFormatError, AgentStoreBusyError, NonSe
 from ..eventlog.entries import assert_agent_log_entry
 from ..eventlog.files import check_entry_rows
 from .portal import Portal, SyncStore
-from .watching import PollWakeUp, WakeUp, watch_thread
+from .watching import PollWakeUp, WakeUp, all_thread_lengths, watch_thread
 
 __all__ = [
     "EventLogStore",
@@ -432,13 +432,8 @@ class EventLogStore(abc.ABC):
         (the caller then reads the whole thread and meets the error there).
         """
         wanted = None if thread_ids is None else check_thread_ids(thread_ids)
-        lengths: list[tuple[str, int]] = []
         if wanted is None:
-            while True:
-                page = await self.list_threads(limit=1000, offset=len(lengths))
-                lengths.extend((info.thread_id, info.length) for info in page)
-                if len(page) < 1000:
-                    break
+            lengths = list((await all_thread_lengths(self)).items())
         else:
             lengths = [(thread_id, await self.length(thread_id)) for thread_id in wanted]
         heads: list[ThreadHead] = []

@@ -12,6 +12,8 @@ import threading
 from collections.abc import Coroutine, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from .watching import all_thread_lengths
+
 if TYPE_CHECKING:
     from .base import EventLogStore, ThreadHead, ThreadInfo
 
@@ -112,6 +114,9 @@ class SyncStore:
 
     def length(self, thread_id: str) -> int:
         return self._portal.run(self._store.length(thread_id))
+
+    def all_thread_lengths(self) -> dict[str, int]:
+        return self._portal.run(all_thread_lengths(self._store))
 
     def fork(self, *, thread_id: str, new_thread_id: str, up_to_index: int) -> int:
         return self._portal.run(self._store.fork(thread_id=thread_id, new_thread_id=new_thread_id, up_to_index=up_to_index))

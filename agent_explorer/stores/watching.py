@@ -17,7 +17,10 @@ from ..errors import AgentStoreBusyError, AgentStoreError
 if TYPE_CHECKING:
     from .base import EventLogStore
 
-__all__ = ["WakeUp", "PollWakeUp", "ThreadLength", "watch_thread", "watch_threads", "RETRY_FIRST", "RETRY_MAX"]
+__all__ = [
+    "LIST_PAGE", "RETRY_FIRST", "RETRY_MAX", "PollWakeUp", "ThreadLength", "WakeUp", "all_thread_lengths",
+    "watch_thread", "watch_threads",
+]
 
 RETRY_FIRST = 0.05  # seconds before retrying a read that failed transiently; doubles up to RETRY_MAX
 RETRY_MAX = 1.0
@@ -112,9 +115,19 @@ async def watch_thread(
         await wakeup.close()
 
 
-_LIST_PAGE = 100_000
-"""Threads per `list_threads` page when the store is listed again. The SQL stores page by OFFSET over a loose
-index scan, so a page costs all the pages before it: 100,000 threads took 9 s in pages of 1,000, 0.3 s in one."""
+LIST_PAGE = 100_000
+"""Threads per `list_threads` page when a whole store is listed. The SQL stores page by OFFSET over a loose index
+scan, so a page costs all the pages before it: 100,000 threads took 9 s in pages of 1,000, 0.3 s in one."""
+
+
+async def all_thread_lengths(store: EventLogStore) -> dict[str, int]:
+    """Every thread of `store` and its length, in the store's thread order (`list_threads` in `LIST_PAGE` pages)."""
+    found: dict[str, int] = {}
+    while True:
+        page = await store.list_threads(limit=LIST_PAGE, offset=len(found))
+        found.update((info.thread_id, info.length) for info in page)
+        if len(page) < LIST_PAGE:
+            return found
 
 
 class ThreadLength(NamedTuple):
@@ -122,15 +135,6 @@ class ThreadLength(NamedTuple):
 
     thread_id: str
     length: int
-
-
-async def _all_threads(store: EventLogStore) -> dict[str, int]:
-    found: dict[str, int] = {}
-    while True:
-        page = await store.list_threads(limit=_LIST_PAGE, offset=len(found))
-        found.update((info.thread_id, info.length) for info in page)
-        if len(page) < _LIST_PAGE:
-            return found
 
 
 async def watch_threads(
@@ -152,7 +156,7 @@ async def watch_threads(
         while True:
             try:
                 if hint is None:
-                    lengths = await _all_threads(store)
+                    lengths = await all_thread_lengths(store)
                 else:
                     lengths = {tid: await store.length(tid) for tid in sorted(hint)}
             except (AgentStoreBusyError, AgentStoreError) as error:
