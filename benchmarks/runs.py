@@ -42,6 +42,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from fleet import pids_cpu, process_cpu
+
 from agent_explorer import SqliteEventLogStore, summarize_runs, verify_store
 from agent_explorer.samples import support_agent
 from agent_explorer.stores.urls import open_store
@@ -88,19 +90,26 @@ async def grow(url: str) -> str:
 
 
 def cpu_seconds() -> float:
-    """CPU seconds of this process and its children (the pool's workers): on a shared machine the wall-clock
-    ratio swings with the neighbours' load, the CPU one much less. The database server's CPU is not counted
-    (both calls read the same rows)."""
-    import psutil
+    """CPU seconds of this process and its live descendants (the pool's workers): on a shared machine the
+    wall-clock ratio swings with the neighbours' load, the CPU one much less. The database server's CPU is not
+    counted (both calls read the same rows). fleet.py's readers of /proc; psutil is no dependency of this project."""
+    return process_cpu() + pids_cpu(_descendants(os.getpid()))
 
-    me = psutil.Process()
-    total = sum(me.cpu_times()[:2])
-    for child in me.children(recursive=True):
+
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            total += sum(child.cpu_times()[:2])
-        except psutil.Error:
-            pass
-    return total
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = [], [root]
+    while frontier:
+        children = [pid for pid, parent in parents.items() if parent in frontier]
+        found += children
+        frontier = children
+    return found
 
 
 def best(run: Callable[[], Any], rounds: int) -> tuple[float, Any]:

@@ -173,9 +173,6 @@ class Session:
             if self._wanted is not None:
                 self.goto(self._wanted)
 
-    def redraw(self) -> None:
-        self.goto(self.index)
-
     # -- the background fold ---------------------------------------------------------------------------------
 
     def start(self, at: int = 0) -> None:

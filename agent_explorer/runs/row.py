@@ -7,7 +7,6 @@ row and the new `Carry`. Pure: reads no store and no cache, never executes an ef
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from ..eventlog.usage import TOKEN_KEYS, get_usage_from_events
 from ..eventlog.verification import Verifier
 from ..explorer.prices import Prices, record_cost
 from ..runtime.effects import AgentEffect, EffectLedger
+from ..stores.base import head_digest
 
 __all__ = ["COLUMNS", "STATUSES", "Carry", "RunSummary", "entry_digest", "readable_text", "summarize_thread",
            "unreadable_row"]
@@ -351,7 +351,7 @@ def entry_digest(entry: Mapping[str, Any]) -> str | None:
     """The SHA-256 (hex) of `entry`'s JSON text as the stores write an entry given as a dict; None when it does not
     encode (it then never matches a stored text)."""
     try:
-        return hashlib.sha256(orjson.dumps(entry)).hexdigest()
+        return head_digest(orjson.dumps(entry)).hex()  # the rule ThreadHead.digest is made by
     except (TypeError, orjson.JSONEncodeError):
         return None
 
