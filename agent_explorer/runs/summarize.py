@@ -69,7 +69,7 @@ def iter_run_batches(
     pass its threads first, or read the first batch). The cache is written batch by batch as they arrive."""
     if isinstance(threads, str):
         raise AgentError("threads must be an iterable of thread ids, not one str", code="invalid-argument")
-    spec = _machine_spec(machine, executor)
+    spec = machine_spec(machine)
     table = _prices(prices)
     summary_cache = SummaryCache.for_run(store, spec.machine) if cache else None
     options = {"prices": table, "cache": summary_cache.reader() if summary_cache is not None else None}
@@ -139,16 +139,6 @@ def _fold_here(store: EventLogStore | str, spec: MachineSpec, ids: list[str], op
 
 IN_PROCESS_BATCH = 100
 """Threads per batch folded in this process (`map_batches`' own size there)."""
-
-
-def _machine_spec(machine: Any, executor: concurrent.futures.Executor | None) -> MachineSpec:
-    """The machine as the batches get it. In this process they use the object itself, so its importable reference
-    is not looked for: that walks every loaded module (40-140 ms with a notebook's thousand), and a run list that
-    follows a store folds each thread that grows through here."""
-    in_process = executor is None or isinstance(executor, concurrent.futures.ThreadPoolExecutor)
-    if in_process and not isinstance(machine, (str, MachineSpec)) and hasattr(machine, "get_persisted_snapshot"):
-        return MachineSpec(None, machine.id, str(machine.version), machine)
-    return machine_spec(machine)
 
 
 def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_cache: SummaryCache,
