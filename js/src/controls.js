@@ -40,9 +40,11 @@ export function mountControls(ctx, { track, onScrub }) {
   let sentAt = 0;
   /** @type {number | null} */
   let queued = null;
+  /** A sent index not answered yet, unless the answer is overdue (then the next move goes anyway). */
+  const waiting = () => inFlight && performance.now() - sentAt < STALL_MS;
   /** @param {number} i */
   const sendIndex = (i) => {
-    if (inFlight && performance.now() - sentAt < STALL_MS) {
+    if (waiting()) {
       queued = i;
       return;
     }
@@ -62,7 +64,7 @@ export function mountControls(ctx, { track, onScrub }) {
   /** The index a slider move still waits for (queued, or sent and not answered yet); null when none is. */
   const wanted = () => {
     if (queued !== null) return queued;
-    return inFlight && performance.now() - sentAt < STALL_MS ? model.get("index") : null;
+    return waiting() ? model.get("index") : null;
   };
   slider.addEventListener("input", () => {
     const i = Number(slider.value);

@@ -119,7 +119,7 @@ export class GraphPanel {
     /** @type {Map<string, SVGElement[]>} */
     this.edges = new Map(); // transition id -> [elements]
     /** @type {SVGElement[]} */
-    this.lit = [];
+    this.litEdges = []; // the taken transitions' elements (the lit states are `litStates`' keys)
     /** @type {Record<string, number>} */
     this.lines = {}; // transition id -> the line naming it on a state's shared self-loop
     /** @type {SVGTextElement[]} */
@@ -219,8 +219,9 @@ export class GraphPanel {
     this.nodes.clear();
     this.edges.clear();
     this.boxes.clear();
-    this.lit = [];
+    this.litEdges = [];
     this.litLines = [];
+    this.litStates.clear();
     this.view = null; // the old drawing's view means nothing here: initialView picks this one's
     this.wantsFocus = false;
     this.lines = graph.lines || {};
@@ -399,8 +400,9 @@ export class GraphPanel {
 
   /** The active states' box (atomic ones when there are any), null when nothing can be measured. */
   activeBox() {
-    const leaves = this.lit.filter((el) => el.classList.contains("node"));
-    return this.boxOf(leaves.length ? leaves : this.lit.filter((el) => !el.classList.contains("edge")));
+    const states = [...this.litStates.keys()];
+    const leaves = states.filter((el) => el.classList.contains("node"));
+    return this.boxOf(leaves.length ? leaves : states);
   }
 
   /** The state to keep in view: the deepest state the last step entered; while a step enters nothing drawn,
@@ -429,7 +431,7 @@ export class GraphPanel {
     if (!anchor) return this.activeBox();
     const cx = anchor[0] + anchor[2] / 2;
     const cy = anchor[1] + anchor[3] / 2;
-    const others = this.lit
+    const others = [...this.litStates.keys()]
       .filter((el) => el !== targetEl && el.classList.contains("node"))
       .map((el) => this.boxOf([el]))
       .filter((b) => b !== null)
@@ -560,17 +562,14 @@ export class GraphPanel {
   highlight(active, taken) {
     this.last = [active, taken]; // draw() re-applies it to a new drawing
     if (!this.svg) return;
-    for (const el of this.lit) el.classList.remove("active", "taken");
-    for (const el of this.litLines) el.classList.remove("taken-line");
-    this.lit = [];
-    this.litLines = [];
+    for (const el of this.litStates.keys()) el.classList.remove("active");
     this.litStates.clear();
+    this.clearEdges();
     this.target = this.pickTarget(active || []);
     for (const id of active || []) {
       const el = this.nodes.get(id);
       if (el && !this.litStates.has(el)) { // a collapsed box stands for many states: lit once
         el.classList.add("active");
-        this.lit.push(el);
         this.litStates.set(el, id);
       }
     }
@@ -582,6 +581,14 @@ export class GraphPanel {
     this.showOffscreen();
   }
 
+  /** Unmark the transitions marked taken (and their lines). */
+  clearEdges() {
+    for (const el of this.litEdges) el.classList.remove("taken");
+    for (const el of this.litLines) el.classList.remove("taken-line");
+    this.litEdges = [];
+    this.litLines = [];
+  }
+
   /**
    * Mark the transitions just taken (and the line naming each on a shared self-loop).
    * @param {string[]} taken
@@ -590,7 +597,7 @@ export class GraphPanel {
     for (const id of taken) {
       for (const el of this.edges.get(id) || []) {
         el.classList.add("taken");
-        this.lit.push(el);
+        this.litEdges.push(el);
         const line = this.lines[id] === undefined ? null : el.querySelectorAll("text")[this.lines[id]];
         if (line) {
           line.classList.add("taken-line");
@@ -622,10 +629,7 @@ export class GraphPanel {
     if (this.svg && sameIds(lit, active)) {
       if (!sameIds(litTaken, taken)) {
         this.last = [active, taken];
-        for (const el of this.lit) el.classList.remove("taken");
-        for (const el of this.litLines) el.classList.remove("taken-line");
-        this.lit = this.lit.filter((el) => this.litStates.has(el));
-        this.litLines = [];
+        this.clearEdges();
         this.lightEdges(taken);
       }
     } else {

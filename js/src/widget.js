@@ -82,15 +82,26 @@ function render({ model, el }, { kernel = true } = {}) {
     if (!(event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement || event.target instanceof HTMLButtonElement)) root.focus({ preventScroll: true });
   });
 
+  /**
+   * Is the chart ahead of `index` on the state track (a slider move still waits for its frame, and the track lit
+   * it)? Then an older frame leaves the chart alone, and its panels and table page wait.
+   * @param {number | null | undefined} index
+   */
+  const runsAhead = (index) => {
+    const ahead = controls.wanted();
+    return ahead !== null && ahead !== index && !!stateTrack.activeAt(ahead);
+  };
+
+  /** @type {unknown} */
+  let drawnFrame = null; // the frame last drawn: a deferred draw of a frame drawn meanwhile is skipped
   function drawFrame() {
     const f = model.get("frame");
+    drawnFrame = f;
     const i = model.get("index");
     // The slider and the position follow change:index / change:length (a frame alone, as a checkout at the
     // same index, leaves both as they are).
     if (!state.draw(f, i, (model.get("graph")).labels || {})) return;
-    // While a slider move the state track lit is still on its way, an older frame leaves the chart alone.
-    const ahead = controls.wanted();
-    if (ahead === null || ahead === f.index || !stateTrack.activeAt(ahead)) graph.highlightFrame(f.active || [], f.taken || [], f.index);
+    if (!runsAhead(f.index)) graph.highlightFrame(f.active || [], f.taken || [], f.index);
     recording.draw(f);
     header.drawHere(f);
     usage.draw(f.usage, f.cost, i);
@@ -114,8 +125,7 @@ function render({ model, el }, { kernel = true } = {}) {
   // so drawing them never sits between an input and the paint of its highlight.
   let frameLater = false;
   on("change:frame", () => {
-    const ahead = controls.wanted();
-    if (ahead === null || ahead === model.get("frame").index || !stateTrack.activeAt(ahead)) {
+    if (!runsAhead(model.get("frame").index)) {
       drawFrame();
       return;
     }
@@ -123,7 +133,7 @@ function render({ model, el }, { kernel = true } = {}) {
     frameLater = true;
     requestAnimationFrame(() => setTimeout(() => {
       frameLater = false;
-      if (!disposed) drawFrame();
+      if (!disposed && model.get("frame") !== drawnFrame) drawFrame();
     }, 0));
   });
   on("change:index", () => header.drawPosition(model.get("index")));
@@ -138,8 +148,7 @@ function render({ model, el }, { kernel = true } = {}) {
   // settles (its last frame is in): rebuilding 100 rows per landed frame held the drag's inputs back.
   const drawTableLater = () => requestAnimationFrame(() => setTimeout(() => { // rAF runs before the paint, the timeout after it
     if (disposed) return;
-    const ahead = controls.wanted();
-    if (ahead !== null && stateTrack.activeAt(ahead)) {
+    if (runsAhead(null)) {
       drawTableLater();
       return;
     }
