@@ -220,17 +220,6 @@ class SummaryCache:
             return {}
         return found
 
-    def servable(self, thread_ids: Sequence[str] | None, prices: Prices | None
-                 ) -> dict[str, tuple[int, bytes, RunSummary]]:
-        """Every record (or those of `thread_ids`) that checks, as the row it serves and the head it serves it for:
-        {thread id: (length, head digest, row)} (`keyed`, then `served_row` on each)."""
-        found: dict[str, tuple[int, bytes, RunSummary]] = {}
-        for thread_id, record in self.keyed(thread_ids).items():
-            served = served_row(thread_id, record, prices)
-            if served is not None:
-                found[thread_id] = served
-        return found
-
     def has_records(self, thread_ids: Sequence[str] | None = None) -> bool:
         """Does the file hold any record (of `thread_ids`, when given)? Else matching the store against it is
         skipped: a first look, or a followed list folding threads that just appeared."""

@@ -24,7 +24,7 @@ from ..fleet.refs import MachineSpec, machine_spec, store_spec
 from ..fleet.runner import PAGE_SIZE, BatchContext, map_batches, read_threads, without_cyclic_gc
 from ..stores.base import EventLogStore, ThreadHead, check_thread_id
 from ..stores.portal import run_sync
-from .cache import Record, SummaryCache, payload, snapshot_of
+from .cache import Record, SummaryCache, payload, served_row, snapshot_of
 from .row import Carry, RunSummary, describe, row_from_carry, summarize_thread, tied, unchanged, unreadable_row
 from .summaries import RunSummaries
 
@@ -153,12 +153,15 @@ def _serve_unchanged(store: EventLogStore | str, ids: list[str] | None, summary_
     heads = _read_heads(store, wanted)
     if heads is None:
         return None
-    servable = summary_cache.servable(wanted, prices)
+    records = summary_cache.keyed(wanted)
     served: dict[str, RunSummary] = {}
     gaps = frozenset(head.thread_id for head in heads if head.rows != head.length)
     for head in heads:
-        found = servable.get(head.thread_id)
-        if found is not None and found[0] == head.length and found[1] == head.digest and head.thread_id not in gaps:
+        record = records.get(head.thread_id)  # its key columns first: a thread that changed is not parsed
+        if record is None or record[0] != head.length or record[1] != head.digest or head.thread_id in gaps:
+            continue
+        found = served_row(head.thread_id, record, prices)  # then the record itself is checked whole
+        if found is not None:
             served[head.thread_id] = found[2]
     order = [head.thread_id for head in heads] if ids is None else list(dict.fromkeys(ids))
     return order, served, gaps
