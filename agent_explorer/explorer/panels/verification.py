@@ -77,18 +77,9 @@ class VerificationPanel(Panel):
             self.publish(VerificationSummary(status="pending" if self.session.root.timeline.verifies else "off"))
         else:
             session = self.session
+            if session.compare_with is not None:  # where this machine parts from compare_with on the recording
+                self._machines = compare_recording(session.compare_with, session.machine, session.root.entries)
             self.show_line(session.root)
-            if session.compare_with is not None:
-                self._compared(compare_recording(session.compare_with, session.machine, session.root.entries))
-
-    def _compared(self, machines: MachinesComparison | None) -> None:
-        """Where this machine parts from `compare_with` on the recording (verification.compare_recording). Kept for
-        the recording: shown now if it is on view, else when it is checked out again."""
-        if machines is None:
-            return
-        self._machines = machines
-        if self.session.line is self.session.root:
-            self.publish(self.summary)
 
     # -- the background fold -----------------------------------------------------------------------------
 
@@ -100,9 +91,10 @@ class VerificationPanel(Panel):
             if session.line is session.root:
                 self.publish(self._failed)
             return
+        if ended.machines is not None:  # kept for the recording: shown now if on view, else when checked out
+            self._machines = ended.machines
         if session.line is session.root:
             self.show_line(session.root)
-        self._compared(ended.machines)
 
     def _progress(self, progress: FoldProgressed) -> None:
         """Publish the fold's progress at most every 0.5 s (the chip shows a percentage)."""
