@@ -35,9 +35,11 @@ import orjson
 
 from .jcs import state_hash
 
-__all__ = ["check_state_hash"]
+__all__ = [
+    "STRICT_TEXT", "certifies", "check_state_hash", "is_jcs_text", "refuse_in_text", "strict_text",
+]
 
-_STRICT: Final = (
+STRICT_TEXT: Final = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_STRICT_INTEGER
     | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -59,24 +61,43 @@ def check_state_hash(value: object, expected: str | None) -> str:
     coerces, it returns `expected` only when the coerced rendering hashes to it, else raises as
     `state_hash` does.
     """
-    if type(value) is not dict:
-        return state_hash(value)  # a persisted snapshot is a dict: anything else takes the exact path
+    if type(value) is dict:  # strict_text and certifies, unrolled (a call per step of a fold that hashes)
+        try:
+            text = orjson.dumps(value, option=STRICT_TEXT, default=refuse_in_text)
+        except (orjson.JSONEncodeError, RecursionError):
+            return state_hash(value)  # refused (or nested too deep): the exact path raises or copes
+        if sha256(text).hexdigest() == expected and is_jcs_text(text):
+            return expected  # a str: it equals a hexdigest
+    return state_hash(value)  # a divergence (or no record, or refused): exact, and strict about what it hashes
+
+
+def strict_text(value: object) -> bytes | None:
+    """orjson's text of `value` in the strict mode above (sorted keys), or None where orjson refuses it (or
+    it nests too deep): `state_hash` then raises or copes. Not yet known to be JCS text: see `certifies`."""
     try:
-        text = orjson.dumps(value, option=_STRICT, default=_refuse)
+        return orjson.dumps(value, option=STRICT_TEXT, default=refuse_in_text)
     except (orjson.JSONEncodeError, RecursionError):
-        return state_hash(value)  # refused (or nested too deep): the exact path raises or copes
+        return None
+
+
+def certifies(text: bytes, expected: object) -> bool:
+    """Whether `text` (from `strict_text(value)`) proves `state_hash(value) == expected`: its SHA-256 is
+    `expected` and it is JCS text (none of orjson's own number forms, no key beyond the BMP). False says
+    nothing: `state_hash` decides."""
+    return sha256(text).hexdigest() == expected and is_jcs_text(text)
+
+
+def is_jcs_text(text: bytes) -> bool:
+    """Whether orjson's strict text is also JCS's: none of orjson's own number forms, no key beyond the BMP
+    (a match inside a string only costs the exact path)."""
     # One-byte searches are memchr-fast; the two-byte ones (and the regex) run only behind them.
     if (
         (b"." in text and b".0" in text) or (b"+" in text and b"e+" in text) or (b"-" in text and b"e-" in text)
     ) and _NUMBER_TEXT.search(text) is not None:
-        return state_hash(value)
-    if not text.isascii() and _ASTRAL.search(text) is not None:
-        return state_hash(value)
-    digest = sha256(text).hexdigest()
-    if digest == expected:
-        return digest
-    return state_hash(value)  # a divergence (or no record): exact, and strict about what it hashes
+        return False
+    return text.isascii() or _ASTRAL.search(text) is None
 
 
-def _refuse(value: object) -> NoReturn:
+def refuse_in_text(value: object) -> NoReturn:
+    """orjson's `default` in `strict_text`: whatever orjson does not write itself is refused, not converted."""
     raise TypeError  # orjson reports it as JSONEncodeError: the exact path names the problem

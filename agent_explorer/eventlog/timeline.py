@@ -259,10 +259,11 @@ class Timeline:
             last: list[Step] = []
 
             def keep(taken: Step) -> None:
-                self._keep(taken)
+                self._keep(taken, mark=False)  # the fold marks the verifier's counts once it has checked them
                 last[:] = (taken,)
 
-            verifying_fold(self._verifier, span, start=start, check_version=False, errors=self._errors, take=keep)
+            verifying_fold(self._verifier, span, start=start, check_version=False, errors=self._errors, take=keep,
+                           mark_every=self._every)
             step = last[0] if last else None
         else:
             for step in fold(self._machine, span, start=start, check_version=False, errors=self._errors):
@@ -280,8 +281,9 @@ class Timeline:
             self._verifier.check(step)
         self._keep(step)
 
-    def _keep(self, step: Step) -> None:
-        """One step of the checkpoint fold, checked already: the ledger takes it; checkpoints are kept."""
+    def _keep(self, step: Step, mark: bool = True) -> None:
+        """One step of the checkpoint fold: the ledger takes it; checkpoints are kept (and, with `mark`, the
+        verifier's counts at them: the step is checked already)."""
         ledger = self._frontier_ledger
         if ledger is not None:
             ledger.step(step)
@@ -291,7 +293,7 @@ class Timeline:
         self._configurations.add(step.snapshot)
         if step.index % self._every == 0:
             self._checkpoints.append(self._snapshot_bytes(step.snapshot))
-            if verifier is not None:
+            if verifier is not None and mark:
                 verifier.mark()  # a fork's counts start here
 
     def _adopt(self, step: Step) -> None:

@@ -212,10 +212,13 @@ class Verifier:
 
     def mark(self) -> None:
         """Remember the counts as they stand now (after the last step checked)."""
-        position = self.entries - 1
+        self.mark_at(self.entries - 1, self.checked, self.unverified, self.usage, self._previous_index)
+
+    def mark_at(self, position: int, checked: int, unverified: int, usage: int, previous_index: Any) -> None:
+        """Remember the counts as they stood after `position` (the verifying fold marks a batch's positions)."""
         if not self._marks or self._marks[-1] < position:
             self._marks.append(position)
-            self._tallies.append((self.checked, self.unverified, self.usage, self._previous_index))
+            self._tallies.append((checked, unverified, usage, previous_index))
 
     def copy_until(self, entries: Sequence[Mapping[str, Any]], stop: int) -> Verifier:
         """A verifier that has seen exactly `entries[:stop]` of this one's fold (a fork's, at its cut).

@@ -68,3 +68,19 @@ def runs(draw: st.DrawFn, max_size: int = 60) -> list[dict[str, Any]]:
 
 
 events = runs()
+
+
+@st.composite
+def long_runs(draw: st.DrawFn, min_size: int = 40, max_size: int = 110) -> list[dict[str, Any]]:
+    """Runs longer than a batch of the verifying fold (32): drawn as `runs` draws, except that the run is never
+    stopped, so it goes on for `min_size` to `max_size` events."""
+    snapshot, _ = initial_transition(_MACHINE, input=None)
+    drawn: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(min_size, max_size))):
+        relevant = _by_state.get(snapshot.value) if isinstance(snapshot.value, str) else None
+        wild = draw(st.integers(0, 7)) == 0
+        event = draw((anything if wild or relevant is None else relevant).filter(lambda e: e["type"] != STOP["type"]))
+        drawn.append(event)
+        if event["type"] != "@agent.usage":
+            snapshot, _ = transition(_MACHINE, snapshot, event)
+    return drawn

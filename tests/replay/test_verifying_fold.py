@@ -19,10 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_explorer.canonical.jcs import state_hash
-from agent_explorer.engine import initial_transition, transition
-from agent_explorer.engine.transition import next_snapshot
+from agent_explorer.engine import assign, initial_transition, setup, transition
+from agent_explorer.engine.transition import next_snapshot, snapshot_stepper
 from agent_explorer.errors import AgentError
-from agent_explorer.eventlog.entries import recorded_state_hash
+from agent_explorer.eventlog import verifying_fold as verifying_fold_module
+from agent_explorer.eventlog.entries import create_replay_entry, init_entry, recorded_state_hash
 from agent_explorer.eventlog.fold import fold
 from agent_explorer.eventlog.replay import replay
 from agent_explorer.eventlog.timeline import Timeline
@@ -34,8 +35,8 @@ from agent_explorer.eventlog.verification import (
     verify_log,
 )
 
-from .machines import agent_machine, record
-from .strategies import events
+from .machines import APPROVE, REJECT, STOP, agent_machine, ask, drafted, looked_up, record, usage
+from .strategies import events, long_runs
 
 MACHINE = agent_machine()
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -223,3 +224,153 @@ def test_next_snapshot_is_the_snapshot_transition_returns(sequence: list[dict[st
         assert lean.value == snapshot.value and lean.tags == snapshot.tags and lean.status == snapshot.status
     if sequence and sequence[0]["type"] == "ASK":
         assert built > 0  # an ASK in idle spawns the draft child: an action is owed
+
+
+# -- batches and chunks: logs longer than one batch (verifying_fold.BATCH) -----------------------------------------
+
+LONG = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@LONG
+@given(long_runs(), damages, st.booleans(), st.booleans())
+def test_a_long_log_checked_in_batches_reports_what_the_plain_path_reports(
+    sequence: list[dict[str, Any]], edits: list[tuple[str, int, int]], strict: bool, check_version: bool
+) -> None:
+    log = _damaged(sequence, edits)
+    before = copy.deepcopy(log)
+    fast = _outcome(lambda: _report(verify_log(MACHINE, log, strict=strict, check_version=check_version)))
+    plain = _outcome(lambda: _report(plain_verify_log(MACHINE, log, strict=strict, check_version=check_version)))
+    assert fast == plain
+    assert log == before
+
+
+@LONG
+@given(long_runs(), damages, st.booleans())
+def test_replay_of_a_long_log_raises_or_returns_what_the_old_loop_did(
+    sequence: list[dict[str, Any]], edits: list[tuple[str, int, int]], strict: bool
+) -> None:
+    log = _damaged(sequence, edits)
+
+    def fast() -> tuple[Any, list[Any], int, int]:
+        result = replay(MACHINE, log, verify="strict" if strict else True)
+        return result.persisted_snapshot, [repr(a) for a in result.actions], result.length, result.checked
+
+    assert _outcome(fast) == _outcome(lambda: plain_replay(MACHINE, log, strict=strict))
+
+
+@LONG
+@given(long_runs(), damages, st.lists(st.integers(0, 200), max_size=3), st.integers(1, 200))
+def test_a_long_verifying_timeline_and_its_forks_count_what_the_plain_path_counts(
+    sequence: list[dict[str, Any]], edits: list[tuple[str, int, int]], stops: list[int], cut: int
+) -> None:
+    """The Timeline takes each step as it is folded and the fold marks the verifier's counts at the checkpoints
+    once they are checked: a fork, which counts from the mark below its cut, must count what the plain path
+    counts over the fork's entries."""
+    log = _damaged(sequence, [edit for edit in edits if edit[0] != "other-machine"])
+    timeline = Timeline(MACHINE, log, checkpoint_every=5, lazy=True, verify=True, errors="record")
+    for stop in stops:
+        timeline.build(min(stop, len(log) - 1))
+    timeline.build()
+    assert _report(timeline.verification) == _report(plain_verify_log(MACHINE, log, strict=False, check_version=True))
+    up_to = 1 + cut % len(log)
+    fork = timeline.fork(up_to)
+    fork.build()
+    assert _report(fork.verification) == _report(
+        plain_verify_log(MACHINE, log[:up_to], strict=False, check_version=True)
+    )
+
+
+def _cycle(count: int) -> list[dict[str, Any]]:
+    """A run that never ends: ask, a usage record, a draft, approve or reject, a lookup, and again."""
+    run: list[dict[str, Any]] = []
+    snapshot, _ = initial_transition(MACHINE, input={"question": "q"})
+    for turn in range(count):
+        state = snapshot.value
+        if state == "idle":
+            event = usage(turn) if run and run[-1]["type"] != "@agent.usage" else ask(f"question {turn}")
+        elif state == "thinking":
+            event = drafted(f"draft {turn}")
+        elif state == "deciding":
+            event = REJECT if sum(e is REJECT for e in run) < sum(e is APPROVE for e in run) else APPROVE
+        else:
+            event = looked_up(turn)
+        run.append(event)
+        if event["type"] != "@agent.usage":
+            snapshot, _ = transition(MACHINE, snapshot, event)
+    return run
+
+
+def test_a_clean_long_log_is_checked_wholesale_and_a_divergence_entry_by_entry(monkeypatch: Any) -> None:
+    """The fast path is the one taken: a clean 300-entry log never reaches the entry-by-entry check, and one
+    edited hash sends exactly its batch there (and is found at its entry)."""
+    log = record(MACHINE, _cycle(300), input={"question": "q"})
+    assert {entry["event"]["type"] for entry in log} >= {"ASK", "@agent.usage", "APPROVE", "REJECT"}
+    batches: list[list[int]] = []
+    check = verifying_fold_module._check
+    monkeypatch.setattr(verifying_fold_module, "_check",
+                        lambda run, batch: (batches.append([item[0] for item in batch]), check(run, batch))[1])
+    report = verify_log(MACHINE, log)
+    usage_records = sum(entry["event"]["type"] == "@agent.usage" for entry in log)
+    assert report.ok and report.checked == len(log) and report.usage == usage_records > 0 and batches == []
+    log[70] = {**log[70], "verification": {"stateHash": "0" * 64}}
+    report = verify_log(MACHINE, log)
+    assert report.divergent_indices == [70] and report.checked == len(log)
+    assert batches == [list(range(65, 97))]  # entries 1-32, 33-64, 65-96: the third batch, entry by entry
+    assert _report(report) == _report(plain_verify_log(MACHINE, log, strict=False, check_version=True))
+
+
+@pytest.mark.parametrize("edit", [None, 50, 95])
+def test_a_machine_that_edits_its_context_in_place_is_hashed_as_each_step_left_it(edit: int | None) -> None:
+    """Batches hash a state after later steps ran; each state's text is taken at its step, so a machine that
+    appends to a context list in place verifies, and a divergence reports the hash of the state its step left
+    (the plain path hashes at each step), not the list as later steps grew it."""
+    machine = _in_place_notes()
+    snapshot, _ = initial_transition(machine)
+    entries = [init_entry(machine)]
+    for index in range(1, 120):
+        event = {"type": "NOTE", "text": f"note {index}"}
+        snapshot, _ = transition(machine, snapshot, event)
+        entries.append(create_replay_entry(machine, event, index, snapshot_after=snapshot))
+    if edit is not None:
+        entries[edit] = {**entries[edit], "event": {"type": "NOTE", "text": "edited"}}
+    report = verify_log(machine, entries)
+    plain = plain_verify_log(machine, entries, strict=False, check_version=True)
+    assert [(d.index, d.expected_hash, d.actual_hash) for d in report.divergences] == [
+        (d.index, d.expected_hash, d.actual_hash) for d in plain.divergences
+    ]
+    assert report.ok is (edit is None) and report.checked == 120
+    if edit is not None:
+        assert report.first_divergence == edit and len(report.divergences) == 120 - edit
+
+
+def _in_place_notes() -> Any:
+    def notes(context: dict[str, Any], event: dict[str, Any], params: Any) -> list[Any]:
+        context["notes"].append({"text": event["text"]})  # impure: the list is shared with the last snapshot
+        return context["notes"]  # type: ignore[no-any-return]
+
+    return setup(actions={"note": assign({"notes": notes, "count": lambda c, e, p: c["count"] + 1})}).create_machine({
+        "id": "notes", "version": "1", "initial": "on",
+        "context": lambda input: {"notes": [{"text": "first"}], "count": 0},
+        "states": {"on": {"on": {"NOTE": {"actions": "note"}}}},
+    })
+
+
+@LONG
+@given(long_runs(min_size=0, max_size=80))
+def test_one_stepper_folds_every_step_as_transition_does(sequence: list[dict[str, Any]]) -> None:
+    """snapshot_stepper reuses one engine Scope for a whole fold: the states must be transition's, step after
+    step, through final states (which leave raised events behind) and transitions that raise."""
+    step = snapshot_stepper(MACHINE)
+    snapshot, _ = initial_transition(MACHINE, input={"question": "q"})
+    lean = snapshot
+    for event in [*sequence, STOP, ask("after the end"), {"type": "xstate.done.actor.draft", "output": "no"}]:
+        if event["type"] == "@agent.usage":
+            continue
+        try:
+            snapshot, _ = transition(MACHINE, snapshot, event)
+        except Exception as error:  # noqa: BLE001 - the stepper must raise the same, and go on as well
+            with pytest.raises(type(error)):
+                step(lean, event)
+            continue
+        lean = step(lean, event)
+        assert MACHINE.get_persisted_snapshot(lean, exact=True) == MACHINE.get_persisted_snapshot(snapshot, exact=True)
