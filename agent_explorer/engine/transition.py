@@ -66,7 +66,7 @@ if TYPE_CHECKING:  # annotations only: the machine module calls back into this o
 
 __all__ = [
     "get_initial_microsteps", "get_microsteps", "initial_transition", "next_snapshot", "snapshot_stepper", "transition",
-    "transition_with_trace",
+    "transition_stepper", "transition_with_trace",
 ]
 
 
@@ -107,6 +107,24 @@ def snapshot_stepper(machine: Machine) -> Callable[[Snapshot, dict[str, Any]], S
         if queue:
             queue.clear()
         return macrostep(scope, snapshot, event)
+
+    return step
+
+
+def transition_stepper(
+    machine: Machine,
+) -> Callable[[Snapshot, dict[str, Any]], tuple[Snapshot, list[ExecutableAction]]]:
+    """`transition` for one loop, as `snapshot_stepper` is `next_snapshot` for one (same preconditions, one
+    Scope): a verifying fold that must return the actions it folded (replay) or hand them on (a Timeline)."""
+    scope = Scope(machine)
+    queue = scope.internal_queue
+
+    def step(snapshot: Snapshot, event: dict[str, Any]) -> tuple[Snapshot, list[ExecutableAction]]:
+        if queue:
+            queue.clear()
+        owed: list[ExecutableAction] = []
+        scope.actions = owed
+        return macrostep(scope, snapshot, event), owed
 
     return step
 

@@ -21,7 +21,8 @@ was tried):
   a loop that does nothing else (`_fast`) and, when every hash certifies, counted in one go (`_check_all`).
   A chunk with a divergence is checked entry by entry (`_check`); one `_Shape` declines (a gap in the index
   fields, an entry without a hash, anything malformed) is left to the loop, one entry at a time.
-- One engine Scope for the whole fold (`engine.transition.snapshot_stepper`) and no actions built unless asked.
+- One engine Scope for the whole fold (`engine.transition.snapshot_stepper`, `transition_stepper`) and no
+  actions built unless asked.
 
 Order is kept: every problem is recorded (or, for replay, raised) at its entry, after every entry before it
 has been checked; a batch is checked before an entry that leaves the fast path and before a transition's error
@@ -46,7 +47,7 @@ from orjson import dumps
 from ..canonical.jcs import state_hash
 from ..canonical.verify_hash import STRICT_TEXT, check_state_hash, is_jcs_text, refuse_in_text, strict_text
 from ..engine import transition
-from ..engine.transition import next_snapshot, snapshot_stepper
+from ..engine.transition import next_snapshot, snapshot_stepper, transition_stepper
 from ..errors import AgentError
 from .entries import INIT_EVENT_TYPE, USAGE_EVENT_TYPE
 from .fold import FoldErrors, Step, fold, seed
@@ -72,14 +73,16 @@ _Folded = tuple[int, Mapping[str, Any], Any, "list[Any] | None", bool, bool, Any
 class _Run:
     """What one verifying fold's helpers share (read once per batch, not per entry)."""
 
-    __slots__ = ("advance", "certify", "collect", "get_persisted", "mark_every", "progress", "shape", "take",
-                 "verifier")
+    __slots__ = ("advance", "advance_owing", "certify", "collect", "get_persisted", "mark_every", "progress", "shape",
+                 "take", "verifier")
 
     def __init__(
-        self, verifier: Verifier, advance: Callable[[Any, dict[str, Any]], Any], collect: bool, shape: _Shape,
+        self, verifier: Verifier, advance: Callable[[Any, dict[str, Any]], Any],
+        advance_owing: Callable[[Any, dict[str, Any]], tuple[Any, list[Any]]], collect: bool, shape: _Shape,
         take: Callable[[Step], None] | None, progress: Callable[[int], None] | None, mark_every: int,
     ) -> None:
-        self.verifier, self.advance, self.collect, self.shape = verifier, advance, collect, shape
+        self.verifier, self.advance, self.advance_owing, self.collect = verifier, advance, advance_owing, collect
+        self.shape = shape
         self.take, self.progress, self.mark_every = take, progress, mark_every
         self.get_persisted = verifier.machine.get_persisted_snapshot
         self.certify = verifier.hasher is check_state_hash
@@ -130,9 +133,11 @@ def verifying_fold(
     get_persisted, hasher = machine.get_persisted_snapshot, verifier.hasher
     # Snapshots of this machine step without next_snapshot's per-step checks (this loop makes them); a start
     # snapshot of another machine (adopted at its first step) takes next_snapshot.
-    advance = snapshot_stepper(machine) if snapshot._machine is machine else partial(next_snapshot, machine)
-    run = _Run(verifier, advance, collect, _Shape(machine_id, machine_version, check_version), take, progress,
-               mark_every)
+    own = snapshot._machine is machine
+    advance = snapshot_stepper(machine) if own else partial(next_snapshot, machine)
+    advance_owing = transition_stepper(machine) if own else partial(transition, machine)
+    run = _Run(verifier, advance, advance_owing, collect, _Shape(machine_id, machine_version, check_version), take,
+               progress, mark_every)
     certify = run.certify  # check_state_hash, unrolled: the text at the step, its SHA-256 with the batch's
     limit = BATCH if certify else 1  # another hasher hashes at the step: each entry is checked at once
     batch: list[_Folded] = []
@@ -178,7 +183,7 @@ def verifying_fold(
                     usage = False
                     try:
                         if collect:
-                            after, step_actions = transition(machine, snapshot, event)
+                            after, step_actions = advance_owing(snapshot, event)
                             last_actions = step_actions
                         else:
                             after, step_actions = advance(snapshot, event), None
@@ -363,7 +368,7 @@ def _fast(run: _Run, chunk: list[Any], index: int, snapshot: Any) -> tuple[int, 
     if read is None:
         return 0, snapshot, None, None
     events, types, indexes, expected = read
-    machine, advance, get_persisted, take = verifier.machine, run.advance, run.get_persisted, run.take
+    advance, advance_owing, get_persisted, take = run.advance, run.advance_owing, run.get_persisted, run.take
     afters: list[Any] = []
     persisteds: list[Any] = []
     texts: list[bytes | None] = []  # None: the state did not change and its hash is known (or: refused, the last)
@@ -400,7 +405,7 @@ def _fast(run: _Run, chunk: list[Any], index: int, snapshot: Any) -> tuple[int, 
                 if event_type == USAGE_EVENT_TYPE:
                     after = state
                 elif collect:
-                    after, step_actions = transition(machine, state, event)
+                    after, step_actions = advance_owing(state, event)
                     taken = step_actions
                 else:
                     after = advance(state, event)

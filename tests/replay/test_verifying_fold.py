@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from agent_explorer.canonical.jcs import state_hash
 from agent_explorer.engine import assign, initial_transition, setup, transition
-from agent_explorer.engine.transition import next_snapshot, snapshot_stepper
+from agent_explorer.engine.transition import next_snapshot, snapshot_stepper, transition_stepper
 from agent_explorer.errors import AgentError
 from agent_explorer.eventlog import verifying_fold as verifying_fold_module
 from agent_explorer.eventlog.entries import create_replay_entry, init_entry, recorded_state_hash
@@ -374,3 +374,20 @@ def test_one_stepper_folds_every_step_as_transition_does(sequence: list[dict[str
             continue
         lean = step(lean, event)
         assert MACHINE.get_persisted_snapshot(lean, exact=True) == MACHINE.get_persisted_snapshot(snapshot, exact=True)
+
+
+@LONG
+@given(long_runs(min_size=0, max_size=80))
+def test_one_transition_stepper_returns_what_transition_returns(sequence: list[dict[str, Any]]) -> None:
+    """transition_stepper (replay's and a Timeline's fold) reuses one Scope too: each step's snapshot and its own
+    actions, not the last step's, must be transition's."""
+    step = transition_stepper(MACHINE)
+    snapshot, _ = initial_transition(MACHINE, input={"question": "q"})
+    lean = snapshot
+    for event in [*sequence, STOP, ask("after the end")]:
+        if event["type"] == "@agent.usage":
+            continue
+        snapshot, actions = transition(MACHINE, snapshot, event)
+        lean, owed = step(lean, event)
+        assert MACHINE.get_persisted_snapshot(lean, exact=True) == MACHINE.get_persisted_snapshot(snapshot, exact=True)
+        assert [repr(action) for action in owed] == [repr(action) for action in actions]
