@@ -8,6 +8,7 @@ import copy
 import enum
 import hashlib
 import math
+import re
 import uuid
 from typing import Any
 
@@ -17,10 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_explorer.canonical.jcs import state_hash
-from agent_explorer.canonical.verify_hash import check_state_hash
+from agent_explorer.canonical.verify_hash import check_state_hash, is_jcs_text
 from agent_explorer.engine import assign, initial_transition, setup, transition
 from agent_explorer.errors import NonSerializableAgentEventError
 from agent_explorer.eventlog.entries import create_replay_entry, init_entry
+from agent_explorer.eventlog.fold import fold
 from agent_explorer.eventlog.replay import replay
 from agent_explorer.eventlog.verification import verify_log
 
@@ -214,15 +216,21 @@ def counting_machine(*, in_place: bool) -> Any:
     })
 
 
-@pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in-place"])
-def test_a_log_of_a_machine_that_edits_its_context_in_place_verifies(in_place: bool) -> None:
-    machine = counting_machine(in_place=in_place)
+def notes_log(machine: Any, count: int) -> list[dict[str, Any]]:
+    """`count` NOTE entries after the init, each hashed as the recorder hashes it, at its step."""
     snapshot, _ = initial_transition(machine)
     entries = [init_entry(machine)]
-    for index in range(1, 30):
+    for index in range(1, count + 1):
         event = {"type": "NOTE", "text": f"note {index}"}
         snapshot, _ = transition(machine, snapshot, event)
         entries.append(create_replay_entry(machine, event, index, snapshot_after=snapshot))
+    return entries
+
+
+@pytest.mark.parametrize("in_place", [False, True], ids=["copy", "in-place"])
+def test_a_log_of_a_machine_that_edits_its_context_in_place_verifies(in_place: bool) -> None:
+    machine = counting_machine(in_place=in_place)
+    entries = notes_log(machine, 29)
     report = verify_log(machine, entries)
     assert report.ok, report
     assert report.checked == 30
@@ -231,3 +239,37 @@ def test_a_log_of_a_machine_that_edits_its_context_in_place_verifies(in_place: b
     entries[10] = {**entries[10], "event": {"type": "NOTE", "text": "edited"}}
     report = verify_log(machine, entries)
     assert report.first_divergence == 10
+
+
+@pytest.mark.parametrize("edit", [None, 50, 95])
+def test_in_place_edits_across_a_batch_are_hashed_as_each_step_left_the_state(edit: int | None) -> None:
+    """The verifying fold hashes 32 states together, after later steps ran (eventlog/verifying_fold.py); each
+    state's text is taken at its step, so a machine that appends to a context list in place verifies over many
+    batches, and a divergence reports the hash of the state its own step left (hashed here at each step), not
+    of the list as the later steps of its batch grew it."""
+    machine = counting_machine(in_place=True)
+    entries = notes_log(machine, 119)
+    if edit is not None:
+        entries[edit] = {**entries[edit], "event": {"type": "NOTE", "text": "edited"}}
+    at_each_step = [
+        (step.index, state_hash(machine.get_persisted_snapshot(step.snapshot)))
+        for step in fold(machine, entries)
+    ]
+    report = verify_log(machine, entries)
+    assert [(d.index, d.actual_hash) for d in report.divergences] == [
+        (index, digest) for index, digest in at_each_step if digest != entries[index]["verification"]["stateHash"]
+    ]
+    assert report.checked == 120
+    assert report.divergent_indices == ([] if edit is None else list(range(edit, 120)))
+
+
+_NUMBER_FORMS = re.compile(rb"\.0(?![0-9])|[0-9]e[-+]")  # the rule, as one regex (verify_hash scans faster)
+_ASTRAL_LEAD = re.compile(rb"[\xf0-\xf4]")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["0", "7", ".", "e", "E", "+", "-", "\"", "a", "{", "}", "é", "€", "😀", "\U0010ffff"]),
+                max_size=40).map(lambda parts: "".join(parts).encode()))
+def test_is_jcs_text_is_the_rule_it_states(text: bytes) -> None:
+    """No ".0" ending a number, no digit before "e+"/"e-", no 4-byte UTF-8: the C scans say what the regexes say."""
+    assert is_jcs_text(text) is (_NUMBER_FORMS.search(text) is None and _ASTRAL_LEAD.search(text) is None)
