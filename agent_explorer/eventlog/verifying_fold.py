@@ -448,20 +448,21 @@ def _check_all(
     verifier = run.verifier
     if count < len(texts):
         texts, expected = texts[:count], expected[:count]
-    digests: list[str | None]
-    if None not in texts:
-        digests = [sha256(text).hexdigest() for text in texts]  # type: ignore[arg-type]
+    if None not in texts and list(map(len, expected)).count(64) == len(expected):
+        # One hex conversion for the batch (the records are 64 characters each: the strings line up).
         joined = b"".join(texts)  # type: ignore[arg-type]
+        same = b"".join([sha256(text).digest() for text in texts]).hex() == "".join(expected)  # type: ignore[arg-type]
     else:
-        digests = []
+        digests: list[str | None] = []
         digest = verifier._hash
         for text in texts:
             if text is not None:
                 digest = sha256(text).hexdigest()
             digests.append(digest)
         joined = b"".join(filter(None, texts))
+        same = digests == expected
     # One JCS scan for them all (each text is one JSON object: no match can span two).
-    if digests == expected and is_jcs_text(joined):
+    if same and is_jcs_text(joined):
         counts = verifier.checked, verifier.unverified, verifier.usage
         usage = types[:count].count(USAGE_EVENT_TYPE) if USAGE_EVENT_TYPE in types else 0
         last = count - 1

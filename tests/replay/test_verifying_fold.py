@@ -349,3 +349,16 @@ def test_one_transition_stepper_returns_what_transition_returns(sequence: list[d
         lean, owed = step(lean, event)
         assert MACHINE.get_persisted_snapshot(lean, exact=True) == MACHINE.get_persisted_snapshot(snapshot, exact=True)
         assert [repr(action) for action in owed] == [repr(action) for action in actions]
+
+
+def test_records_that_are_not_hashes_in_lowercase_hex_diverge_in_a_batch_as_alone() -> None:
+    """A batch compares its digests in one string; records of other lengths that would line up with them
+    joined (63 + 65 characters), and a hash in capitals, still diverge, as they do one by one."""
+    log = record(MACHINE, _cycle(80), input={"question": "q"})
+    first, second = (entry["verification"]["stateHash"] for entry in log[40:42])
+    log[40] = {**log[40], "verification": {"stateHash": first[:63]}}
+    log[41] = {**log[41], "verification": {"stateHash": first[63] + second}}
+    log[45] = {**log[45], "verification": {"stateHash": log[45]["verification"]["stateHash"].upper()}}
+    report = verify_log(MACHINE, log)
+    assert report.divergent_indices == [40, 41, 45]
+    assert _report(report) == _report(plain_verify_log(MACHINE, log, strict=False, check_version=True))
