@@ -35,11 +35,9 @@ import orjson
 
 from .jcs import state_hash
 
-__all__ = [
-    "STRICT_TEXT", "certifies", "check_state_hash", "is_jcs_text", "refuse_in_text", "strict_text",
-]
+__all__ = ["certifies", "check_state_hash", "is_jcs_text", "strict_text"]
 
-STRICT_TEXT: Final = (
+_STRICT: Final = (
     orjson.OPT_SORT_KEYS
     | orjson.OPT_STRICT_INTEGER
     | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -63,13 +61,10 @@ def check_state_hash(value: object, expected: str | None) -> str:
     coerces, it returns `expected` only when the coerced rendering hashes to it, else raises as
     `state_hash` does.
     """
-    if type(value) is dict:  # strict_text and certifies, unrolled (a call per step of a fold that hashes)
-        try:
-            text = orjson.dumps(value, option=STRICT_TEXT, default=refuse_in_text)
-        except (orjson.JSONEncodeError, RecursionError):
-            return state_hash(value)  # refused (or nested too deep): the exact path raises or copes
-        if sha256(text).hexdigest() == expected and is_jcs_text(text):
-            return expected  # a str: it equals a hexdigest
+    if type(value) is dict:
+        text = strict_text(value)
+        if text is not None and certifies(text, expected):
+            return expected  # type: ignore[return-value]  # certifies is never true of None
     return state_hash(value)  # a divergence (or no record, or refused): exact, and strict about what it hashes
 
 
@@ -77,7 +72,7 @@ def strict_text(value: object) -> bytes | None:
     """orjson's text of `value` in the strict mode above (sorted keys), or None where orjson refuses it (or
     it nests too deep): `state_hash` then raises or copes. Not yet known to be JCS text: see `certifies`."""
     try:
-        return orjson.dumps(value, option=STRICT_TEXT, default=refuse_in_text)
+        return orjson.dumps(value, option=_STRICT, default=_refuse)
     except (orjson.JSONEncodeError, RecursionError):
         return None
 
@@ -107,6 +102,6 @@ def is_jcs_text(text: bytes) -> bool:
     return text.isascii() or not text.translate(None, _BELOW_ASTRAL)
 
 
-def refuse_in_text(value: object) -> NoReturn:
+def _refuse(value: object) -> NoReturn:
     """orjson's `default` in `strict_text`: whatever orjson does not write itself is refused, not converted."""
     raise TypeError  # orjson reports it as JSONEncodeError: the exact path names the problem

@@ -18,7 +18,7 @@ was tried):
   hash ran at about half its own speed (the engine's and OpenSSL's code and data evict each other).
 - Chunks read wholesale. `_Shape` reads a chunk's events, index fields and recorded hashes with C loops
   (itemgetter, zip, list.count) and checks they are ordinary, numbered on and hashed; such a chunk is folded by
-  a loop that does nothing else (`_fast`) and, when every hash certifies, counted in one go (`_check_all`).
+  one loop (`_fast`) and, when every hash certifies, counted in one go (`_check_all`).
   A chunk with a divergence is checked entry by entry (`_check`); one `_Shape` declines (a gap in the index
   fields, an entry without a hash, anything malformed) is left to the loop, one entry at a time.
 - One engine Scope for the whole fold (`engine.transition.snapshot_stepper`, `transition_stepper`) and no
@@ -42,10 +42,9 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
-from orjson import dumps
 
 from ..canonical.jcs import state_hash
-from ..canonical.verify_hash import STRICT_TEXT, check_state_hash, is_jcs_text, refuse_in_text, strict_text
+from ..canonical.verify_hash import certifies, check_state_hash, is_jcs_text, strict_text
 from ..engine import transition
 from ..engine.transition import next_snapshot, snapshot_stepper, transition_stepper
 from ..errors import AgentError
@@ -279,8 +278,8 @@ def _check(run: _Run, batch: list[_Folded]) -> None:
                     persisted = rendered
                     if type(proof) is not bytes:
                         current = proof  # found at the step (the exact path, or another hasher)
-                    elif sha256(proof).hexdigest() == expected and is_jcs_text(proof):
-                        current = expected  # verify_hash.certifies, unrolled: orjson's speed
+                    elif certifies(proof, expected):
+                        current = expected  # orjson's speed (canonical/verify_hash.py)
                     else:  # a divergence, or text orjson writes unlike JCS
                         current = _settle(proof, rendered)
                 checked += 1
@@ -379,52 +378,33 @@ def _fast(run: _Run, chunk: list[Any], index: int, snapshot: Any) -> tuple[int, 
     refused = False
     state = snapshot
     try:
-        if not run.collect and take is None and USAGE_EVENT_TYPE not in types:  # the common chunk, kept lean
-            for event in events:
+        collect, position = run.collect, index
+        for event, event_type in zip(events, types, strict=True):
+            position += 1
+            step_actions: list[Any] | None = None
+            if event_type == USAGE_EVENT_TYPE:
+                after = state
+            elif collect:
+                after, step_actions = advance_owing(state, event)
+                taken = step_actions
+            else:
                 after = advance(state, event)
-                if after is state and known:
-                    texts.append(None)
-                else:
-                    persisted = get_persisted(after)
-                    try:  # verify_hash.strict_text, unrolled
-                        text = dumps(persisted, option=STRICT_TEXT, default=refuse_in_text)
-                    except (orjson.JSONEncodeError, RecursionError):
-                        text, refused = None, True
-                    texts.append(text)
-                    known = True
-                afters.append(after)
-                persisteds.append(persisted)
-                state = after
-                if refused:
-                    break
-        else:
-            collect, position = run.collect, index
-            for event, event_type in zip(events, types, strict=True):
-                position += 1
-                step_actions: list[Any] | None = None
-                if event_type == USAGE_EVENT_TYPE:
-                    after = state
-                elif collect:
-                    after, step_actions = advance_owing(state, event)
-                    taken = step_actions
-                else:
-                    after = advance(state, event)
-                changed = after is not state
-                if not changed and known:
-                    texts.append(None)
-                else:
-                    persisted = get_persisted(after)
-                    text = strict_text(persisted)
-                    texts.append(text)
-                    known = True
-                    refused = text is None
-                afters.append(after)
-                persisteds.append(persisted)
-                state = after
-                if take is not None:
-                    take(Step(position, chunk[position - index - 1], after, step_actions, changed))
-                if refused:
-                    break
+            changed = after is not state
+            if not changed and known:
+                texts.append(None)
+            else:
+                persisted = get_persisted(after)
+                text = strict_text(persisted)
+                texts.append(text)
+                known = True
+                refused = text is None
+            afters.append(after)
+            persisteds.append(persisted)
+            state = after
+            if take is not None:
+                take(Step(position, chunk[position - index - 1], after, step_actions, changed))
+            if refused:
+                break
     except Exception as raised:  # noqa: BLE001 - the caller records or raises it, after the entries before it
         error = raised
     folded = len(afters)
